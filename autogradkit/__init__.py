@@ -1,0 +1,78 @@
+"""autogradkit: a small, readable NumPy implementation of PyTorch's autograd.
+
+``import autogradkit as torch`` runs the code of PyTorch's autograd tutorial
+unchanged and prints what PyTorch prints. Where to read:
+
+* :mod:`autogradkit.tensor` — the ``Tensor`` class;
+* :mod:`autogradkit.autograd.function` — ``Function`` and the graph's ``Node``;
+* :mod:`autogradkit.autograd.engine` — the backward pass, one node at a time;
+* :mod:`autogradkit.ops` — every operation with its derivative;
+* :mod:`autogradkit.nn.functional` — losses such as
+  ``binary_cross_entropy_with_logits``.
+
+The core needs only NumPy. Visual tools (graph drawings, widgets, plots) load on
+first use.
+"""
+from __future__ import annotations
+
+from . import _dtype
+from ._dtype import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from .tensor import Size, Tensor  # noqa: E402  (imports the ops)
+from . import autograd, nn  # noqa: E402
+from ._creation import (  # noqa: E402
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
+    ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like,
+)
+from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub  # noqa: E402
+from .ops.linalg import dot, matmul, mm, mv  # noqa: E402
+from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh  # noqa: E402
+from .ops.reduction import argmax, max, mean, min, sum  # noqa: E402
+from .ops.shape import (  # noqa: E402
+    cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze,
+)
+from .random import initial_seed, manual_seed, seed  # noqa: E402
+
+__version__ = "0.1.0"
+
+clip = clamp
+concat = cat
+multiply = mul
+subtract = sub
+divide = div
+true_divide = div
+negative = neg
+
+
+def is_tensor(obj) -> builtins_bool:  # type: ignore[name-defined]
+    """True if ``obj`` is an autogradkit tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """Number of elements of ``input``."""
+    return input.numel()
+
+
+def get_default_dtype() -> dtype:
+    """The dtype Python floats become: always ``autogradkit.float32``."""
+    return float32
+
+
+def is_floating_point(input: Tensor) -> builtins_bool:  # type: ignore[name-defined]
+    return input.is_floating_point()
+
+
+def __getattr__(name: str):
+    # Visual tools import matplotlib and ipywidgets; load them only when asked for.
+    if name in ("viz", "widgets"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'autogradkit' has no attribute {name!r}")
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool

@@ -1,0 +1,312 @@
+"""Functions that make tensors: ``tensor``, ``ones``, ``zeros``, ``rand``,
+``randn``, ``eye``, ``arange``, ``full``, the ``*_like`` family and
+``from_numpy``. They follow PyTorch's defaults: Python floats become float32,
+Python ints int64, and ``requires_grad`` is only allowed for float dtypes.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import dtype as DType
+from .tensor import FLOAT_ONLY_MESSAGE, Tensor
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "eye", "arange",
+    "linspace", "rand", "randn", "randint", "ones_like", "zeros_like", "full_like", "rand_like",
+    "randn_like", "empty_like",
+]
+
+
+def _check_dtype(dtype) -> DType | None:
+    if dtype is None or isinstance(dtype, DType):
+        return dtype
+    raise TypeError(
+        f"dtype must be an autogradkit dtype such as autogradkit.float32, autogradkit.float64, "
+        f"autogradkit.int64 or autogradkit.bool, not {dtype!r}"
+    )
+
+
+def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._make(data)
+    if requires_grad:
+        if data.dtype.kind != "f":
+            raise RuntimeError(FLOAT_ONLY_MESSAGE)
+        t._requires_grad = True
+    return t
+
+
+def _infer_nested(data: Any, dim: int = 0) -> tuple[tuple[int, ...], int]:
+    """Shape of nested lists and the 'widest' scalar kind in them
+    (0 bool, 1 int, 2 float), with PyTorch's errors for ragged or odd input."""
+    if isinstance(data, Tensor):
+        return data._data.shape, 2 if data._data.dtype.kind == "f" else (1 if data._data.dtype.kind == "i" else 0)
+    if isinstance(data, (bool, np.bool_)):
+        return (), 0
+    if isinstance(data, (numbers.Integral,)):
+        return (), 1
+    if isinstance(data, numbers.Real):
+        return (), 2
+    if isinstance(data, np.ndarray):
+        kind = {"b": 0, "i": 1, "u": 1, "f": 2}.get(data.dtype.kind)
+        if kind is None:
+            raise TypeError(f"can't convert np.ndarray of type {data.dtype} to a tensor; "
+                            "use float, int or bool arrays")
+        return data.shape, kind
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return (0,), 2
+        shapes_kinds = [_infer_nested(item, dim + 1) for item in data]
+        first = shapes_kinds[0][0]
+        for shape, _ in shapes_kinds[1:]:
+            if len(shape) != len(first) or shape != first:
+                bad = shape[0] if shape else 0
+                if len(shape) != len(first) and not shape:
+                    raise ValueError(f"expected sequence of length {first[0]} at dim {dim + 1} (got 0)")
+                raise ValueError(
+                    f"expected sequence of length {first[0] if first else 0} at dim {dim + 1} (got {bad})"
+                )
+        return (len(data),) + first, max(kind for _, kind in shapes_kinds)
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def tensor(data: Any, dtype: DType | None = None, requires_grad: bool = False, device=None) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (a number, nested lists, a NumPy
+    array or another tensor).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> torch.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    dtype = _check_dtype(dtype)
+    _check_device(device)
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        _infer_nested(data)
+        array = np.array(data, copy=True)
+        if array.dtype.kind == "u" or array.dtype == np.int32:
+            array = array.astype(np.int64)
+        elif array.dtype == np.float16:
+            array = array.astype(np.float32)
+    elif isinstance(data, np.generic):
+        array = np.array(data)
+    else:
+        shape, kind = _infer_nested(data)
+        default = (np.bool_, np.int64, np.float32)[kind]
+        try:
+            array = np.array(data, dtype=default if dtype is None else dtype.numpy)
+        except OverflowError:
+            raise RuntimeError(f"Overflow when unpacking long") from None
+        array = array.reshape(shape)
+    if dtype is not None and array.dtype != dtype.numpy:
+        array = array.astype(dtype.numpy)
+    else:
+        _dtype.from_numpy_dtype(array.dtype)  # unsupported dtypes fail clearly here
+    return _leaf(array, requires_grad)
+
+
+def as_tensor(data: Any, dtype: DType | None = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a NumPy array of a supported dtype."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy):
+        _dtype.from_numpy_dtype(data.dtype)
+        return Tensor._make(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor that shares memory with ``array``: changing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _check_device(device) -> None:
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"autogradkit runs on the CPU only; device={device!r} is not available")
+
+
+def _size(size: Sequence, kw_size) -> tuple[int, ...]:
+    if kw_size is not None:
+        if size:
+            raise TypeError("give the size either as arguments or as size=..., not both")
+        size = (kw_size,)
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for n in size:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(
+                f"size must be a tuple of ints, but got an element of type {type(n).__name__}"
+            )
+        if n < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {n}: {list(size)}"
+            )
+    return tuple(int(n) for n in size)
+
+
+def _float_dtype(dtype: DType | None, who: str) -> np.dtype:
+    dtype = _check_dtype(dtype) or _dtype.float32
+    return dtype.numpy
+
+
+def ones(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
+    """A tensor of ones: ``ones(5)``, ``ones(2, 3)`` or ``ones((2, 3))``."""
+    shape = _size(size, kwargs.pop("size", None))
+    _check_device(kwargs.pop("device", None))
+    _no_extra(kwargs, "ones")
+    return _leaf(np.ones(shape, dtype=_float_dtype(dtype, "ones")), requires_grad)
+
+
+def zeros(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
+    """A tensor of zeros."""
+    shape = _size(size, kwargs.pop("size", None))
+    _check_device(kwargs.pop("device", None))
+    _no_extra(kwargs, "zeros")
+    return _leaf(np.zeros(shape, dtype=_float_dtype(dtype, "zeros")), requires_grad)
+
+
+def empty(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
+    """A tensor whose values are unspecified (autogradkit fills it with zeros)."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad, **kwargs)
+
+
+def full(size, fill_value, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (its dtype follows the value)."""
+    shape = _size((size,), None)
+    if dtype is None:
+        dtype = _dtype.bool if isinstance(fill_value, bool) else (
+            _dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.float32)
+    return _leaf(np.full(shape, fill_value, dtype=_check_dtype(dtype).numpy), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """The ``n×m`` identity matrix (``m`` defaults to ``n``)."""
+    for name, value in (("n", n), ("m", m)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(value).__name__}")
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    return _leaf(np.eye(n, m, dtype=_float_dtype(dtype, "eye")), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end`` in steps of ``step``;
+    int64 when all three are integers, else float32."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = _dtype.int64 if integral else _dtype.float32
+    count = int(np.ceil((end - start) / step))
+    values = start + step * np.arange(count, dtype=np.float64)
+    return _leaf(values.astype(_check_dtype(dtype).numpy), requires_grad)
+
+
+def linspace(start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    return _leaf(np.linspace(start, end, steps).astype(_float_dtype(dtype, "linspace")), requires_grad)
+
+
+def rand(*size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs) -> Tensor:
+    """Uniform random numbers in [0, 1), the same values PyTorch's CPU generator
+    gives after the same ``manual_seed``."""
+    from . import random
+
+    shape = _size(size, kwargs.pop("size", None))
+    _check_device(kwargs.pop("device", None))
+    _no_extra(kwargs, "rand")
+    gen = generator or random.default_generator
+    return _leaf(gen.rand(shape, _float_dtype(dtype, "rand")), requires_grad)
+
+
+def randn(*size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs) -> Tensor:
+    """Standard normal random numbers, the same values PyTorch's CPU generator gives
+    after the same ``manual_seed``.
+
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randn(3)
+    tensor([ 1.5410, -0.2934, -2.1788])
+    """
+    from . import random
+
+    shape = _size(size, kwargs.pop("size", None))
+    _check_device(kwargs.pop("device", None))
+    _no_extra(kwargs, "randn")
+    gen = generator or random.default_generator
+    return _leaf(gen.randn(shape, _float_dtype(dtype, "randn")), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype: DType | None = None, generator=None) -> Tensor:
+    """Random integers in ``[low, high)``."""
+    from . import random
+
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    gen = generator or random.default_generator
+    values = gen.randint(low, high, _size((size,), None))
+    if dtype is not None:
+        values = values.astype(_check_dtype(dtype).numpy)
+    return _leaf(values, False)
+
+
+def _like(input: Tensor, dtype: DType | None) -> tuple[tuple[int, ...], np.dtype]:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"expected a Tensor as input, got {type(input).__name__}")
+    return input._data.shape, (_check_dtype(dtype).numpy if dtype is not None else input._data.dtype)
+
+
+def ones_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Ones with the shape and dtype of ``input``."""
+    shape, dt = _like(input, dtype)
+    return _leaf(np.ones(shape, dtype=dt), requires_grad)
+
+
+def zeros_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with the shape and dtype of ``input``."""
+    shape, dt = _like(input, dtype)
+    return _leaf(np.zeros(shape, dtype=dt), requires_grad)
+
+
+def empty_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    return zeros_like(input, dtype, requires_grad)
+
+
+def full_like(input: Tensor, fill_value, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere, with the shape and dtype of ``input``."""
+    shape, dt = _like(input, dtype)
+    return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
+
+
+def rand_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Uniform random numbers with the shape (and float dtype) of ``input``."""
+    shape, dt = _like(input, dtype)
+    return rand(shape, dtype=_dtype.from_numpy_dtype(dt), requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+    """Normal random numbers with the shape (and float dtype) of ``input``."""
+    shape, dt = _like(input, dtype)
+    return randn(shape, dtype=_dtype.from_numpy_dtype(dt), requires_grad=requires_grad)
+
+
+def _no_extra(kwargs: dict, name: str) -> None:
+    if kwargs:
+        unexpected = next(iter(kwargs))
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'")

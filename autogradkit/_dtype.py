@@ -1,0 +1,70 @@
+"""The four dtypes autogradkit supports, each a thin name over a NumPy dtype.
+
+PyTorch's ``torch.dtype`` objects print as ``torch.float32``; ours print as
+``autogradkit.float32`` so a learner always knows which library made a tensor.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["dtype", "float32", "float64", "int64", "bool", "from_numpy_dtype"]
+
+
+class dtype:
+    """A tensor element type, e.g. ``autogradkit.float32``.
+
+    Attributes
+    ----------
+    name : str
+        ``"float32"``, ``"float64"``, ``"int64"`` or ``"bool"``.
+    numpy : numpy.dtype
+        The NumPy dtype that stores the elements.
+    is_floating_point : bool
+        Whether tensors of this dtype can require gradients.
+    itemsize : int
+        Bytes per element.
+    """
+
+    __slots__ = ("name", "numpy", "is_floating_point", "itemsize")
+
+    def __init__(self, name: str, numpy_dtype: np.dtype) -> None:
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.itemsize = self.numpy.itemsize
+
+    def __repr__(self) -> str:
+        return f"autogradkit.{self.name}"
+
+    def __reduce__(self):
+        return (from_numpy_dtype, (self.numpy,))
+
+
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+int64 = dtype("int64", np.int64)
+bool = dtype("bool", np.bool_)  # noqa: A001 - PyTorch names it torch.bool too
+
+float = float32  # noqa: A001 - torch.float is an alias of torch.float32
+double = float64
+long = int64
+
+_BY_NUMPY = {d.numpy: d for d in (float32, float64, int64, bool)}
+
+
+def from_numpy_dtype(numpy_dtype) -> dtype:
+    """Return the autogradkit dtype that stores elements as ``numpy_dtype``.
+
+    Raises
+    ------
+    TypeError
+        When autogradkit has no such dtype (it supports float32, float64,
+        int64 and bool).
+    """
+    found = _BY_NUMPY.get(np.dtype(numpy_dtype))
+    if found is None:
+        raise TypeError(
+            f"autogradkit does not support the NumPy dtype {np.dtype(numpy_dtype)}; "
+            "use float32, float64, int64 or bool (convert with array.astype(...))."
+        )
+    return found

@@ -1,0 +1,90 @@
+"""``autogradkit.autograd``: the engine's public face (mirrors ``torch.autograd``).
+
+* :func:`backward` — add gradients of some tensors into the leaves' ``.grad``
+  (what ``loss.backward()`` calls);
+* :func:`grad` — return gradients instead of storing them;
+* :func:`backward_steps` — the same backward pass, one node per ``next()``, for
+  watching the chain rule at work;
+* :mod:`.functional` — ``jacobian``, ``vjp``, ``jvp``;
+* :func:`gradcheck` — compare a function's analytic gradients with finite differences.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import functional
+from .engine import Accumulation, BackwardStep, backward_steps, prepare
+from .function import Function, FunctionCtx, Node, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = [
+    "backward", "grad", "backward_steps", "BackwardStep", "Accumulation", "Function",
+    "FunctionCtx", "Node", "functional", "gradcheck", "gradgradcheck", "no_grad",
+    "enable_grad", "set_grad_enabled", "is_grad_enabled", "once_differentiable",
+]
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables=None, inputs=None) -> None:
+    """Compute the sum of gradients of ``tensors`` and accumulate them into the
+    ``.grad`` of the graph's leaves.
+
+    ``grad_tensors`` gives, per tensor, the vector ``v`` of the vector-Jacobian
+    product (None for scalars, meaning 1). Unless ``retain_graph=True`` the graph's
+    saved tensors are freed afterwards.
+    """
+    if inputs is not None:
+        raise NotImplementedError("backward(inputs=...) is not supported by autogradkit; use autograd.grad")
+    for _ in prepare(tensors, grad_tensors, retain_graph, create_graph).run():
+        pass
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (a tuple, one
+    per input) without touching any ``.grad``.
+
+    With ``create_graph=True`` the returned gradients are themselves part of a graph,
+    so they can be differentiated again (second derivatives, Hessian-vector products).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor(3.0, requires_grad=True)
+    >>> y = x ** 3
+    >>> (dy,) = torch.autograd.grad(y, x, create_graph=True)
+    >>> dy
+    tensor(27., grad_fn=<MulBackward0>)
+    >>> torch.autograd.grad(dy, x)
+    (tensor(18.),)
+    """
+    from ..tensor import Tensor
+
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    task = prepare(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs)
+    for _ in task.run():
+        pass
+    results = []
+    for tensor, value in zip(inputs, task.captured):
+        if value is None:
+            if materialize_grads:
+                from .._creation import zeros_like
+
+                results.append(zeros_like(tensor))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            results.append(None)
+        elif isinstance(value, Tensor):
+            results.append(value)
+        else:
+            results.append(Tensor._make(value.copy() if value.base is not None or not value.flags.writeable else value))
+    return tuple(results)

@@ -1,0 +1,454 @@
+"""Nodes of the backward graph and the ``Function`` base class every operation
+derives from (mirrors ``torch/autograd/function.py``).
+
+How an operation is recorded
+----------------------------
+An operation is a :class:`Function` subclass with two static methods::
+
+    class Mul(Function):
+        '''f(x, y) = x·y;   ∂f/∂x = y,   ∂f/∂y = x'''
+        node_name = "MulBackward0"
+
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, y = ctx.saved_tensors
+            return grad_output * y, grad_output * x
+
+``Mul.apply(a, b)`` runs ``forward`` on the NumPy arrays inside the tensors. When
+gradients are being tracked, the ``ctx`` it passed becomes the result's ``grad_fn``:
+a :class:`Node` whose ``next_functions`` point at the nodes of ``a`` and ``b``. That
+is PyTorch's design too: in a custom ``torch.autograd.Function`` the ``ctx`` *is*
+the backward node.
+
+``backward`` receives the gradient of the loss with respect to the output and
+returns one gradient per ``forward`` argument (``None`` for arguments that need
+none). If an input was broadcast in ``forward``, its gradient comes back with the
+broadcast shape; :meth:`Node.apply` sums it back to the input's shape, once, here,
+so no operation has to.
+
+The same ``backward`` code serves first and higher derivatives. Normally it gets
+NumPy arrays. When the pass records its own graph (``create_graph=True``) it gets
+:class:`~autogradkit.Tensor` objects instead, and because tensors support the same
+operators and NumPy functions (``*``, ``@``, ``np.exp`` …) the very same lines build
+a differentiable graph of the backward pass.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from . import grad_mode
+from ..tensor import Tensor
+
+__all__ = ["Function", "Node", "AccumulateGrad", "FunctionCtx", "once_differentiable"]
+
+_sequence_numbers = itertools.count()
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def _inplace_message(producer: str | None, shape: tuple, dtype: np.dtype, expected: int, now: int) -> str:
+    """PyTorch's error for a saved tensor that was modified in place; ``producer`` is
+    the forward name of the operation that made it (``"Mul"``), None for a leaf."""
+    shape_text = "[" + ", ".join(str(n) for n in shape) + "]"
+    type_name = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+                 "bool": "BoolTensor"}.get(np.dtype(dtype).name, "Tensor")
+    origin = f", which is output 0 of {producer}," if producer else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [torch.{type_name} {shape_text}]{origin} is at version {now}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+def _forward_name(node: "Node") -> str:
+    """``MulBackward0`` -> ``Mul``: the name PyTorch uses for the operation itself."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def sum_to_shape(grad, shape: tuple[int, ...]):
+    """Undo broadcasting: sum ``grad`` over the axes along which an input of
+    ``shape`` was stretched, so the result has ``shape`` again.
+
+    Works on arrays and on tensors (whose ``sum`` accepts the NumPy keywords).
+
+    >>> sum_to_shape(np.ones((2, 3)), (3,))
+    array([2., 2., 2.])
+    >>> sum_to_shape(np.ones((2, 3)), (2, 1))
+    array([[3.],
+           [3.]])
+    """
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad
+
+
+class Node:
+    """One recorded operation in the backward graph (PyTorch: ``torch.autograd.graph.Node``).
+
+    Attributes
+    ----------
+    next_functions : tuple of (Node or None, int)
+        One pair per tensor input of the operation: the node that produced that input
+        (its ``grad_fn``, or the ``AccumulateGrad`` of a leaf) and which of that node's
+        outputs it was. ``None`` where the input does not require grad. Walking these
+        from ``loss.grad_fn`` visits the whole graph.
+    needs_input_grad : tuple of bool
+        Per ``forward`` argument: does a gradient need to flow there?
+    metadata : dict
+        Free space for your own annotations (as in PyTorch).
+    """
+
+    __slots__ = (
+        "next_functions", "needs_input_grad", "_slots", "_saved", "_saved_sources",
+        "_to_save", "_sequence_nr", "_released", "_differentiable", "_output_meta",
+        "_tensor_pre_hooks", "_pre_hooks", "_post_hooks", "_retained", "metadata",
+        "__dict__", "__weakref__",
+    )
+    _name = "Node"
+    _function: type["Function"] | None = None
+
+    # -- identity ---------------------------------------------------------------
+    def name(self) -> str:
+        """The node's name, e.g. ``'MulBackward0'``."""
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} object at {id(self):#x}>"
+
+    # -- saved tensors ------------------------------------------------------------
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep ``values`` (forward's arrays) for ``backward``.
+
+        Save inputs and outputs this way rather than as plain attributes: the engine
+        then checks they were not modified in place before backward reads them, frees
+        them after the pass (unless ``retain_graph=True``), and hands them to a
+        ``create_graph`` pass as tensors connected to the graph.
+        """
+        self._to_save = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What ``forward`` passed to :meth:`save_for_backward`.
+
+        Raises
+        ------
+        RuntimeError
+            After the graph was freed by a previous backward pass, or when one of them
+            was modified in place since it was saved.
+        """
+        if self._released:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        sources = self._saved_sources
+        if sources is None:
+            return self._saved
+        for counter, version, _, _ in sources:
+            if counter is not None and counter[0] != version:
+                self._raise_modified(counter, version)
+        if not self._differentiable:
+            return self._saved
+        return tuple(self._saved_as_tensor(i) for i in range(len(self._saved)))
+
+    def _saved_as_tensor(self, i: int):
+        array = self._saved[i]
+        _, _, kind, tensor = self._saved_sources[i]
+        if kind == "input":
+            return tensor
+        if kind == "output":
+            return Tensor._make(array, grad_fn=self)
+        return Tensor._make(array)
+
+    def _raise_modified(self, counter: list, expected: int) -> None:
+        for value, (c, _, kind, tensor) in zip(self._saved, self._saved_sources):
+            if c is counter:
+                if kind == "output":
+                    producer = _forward_name(self)
+                elif tensor is not None and tensor.grad_fn is not None:
+                    producer = _forward_name(tensor.grad_fn)
+                else:
+                    producer = None
+                raise RuntimeError(_inplace_message(producer, value.shape, value.dtype, expected, counter[0]))
+
+    def _release(self) -> None:
+        """Free the saved tensors (called by the engine after a pass without retain_graph)."""
+        if self._saved is not None:
+            self._saved = None
+            self._saved_sources = None
+            self._released = True
+
+    @property
+    def mark_non_differentiable(self):  # pragma: no cover - PyTorch API completeness
+        return lambda *tensors: None
+
+    # -- hooks ------------------------------------------------------------------
+    def register_hook(self, fn: Callable) -> "_RemovableHandle":
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return
+        new ``grad_inputs``."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return _RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> "_RemovableHandle":
+        """Call ``fn(grad_outputs)`` before this node runs; it may return new
+        ``grad_outputs``."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return _RemovableHandle(self._pre_hooks, fn)
+
+    # -- running ----------------------------------------------------------------
+    def apply(self, grad_output, create_graph: bool = False) -> list:
+        """Run ``backward`` for this node and return one gradient per entry of
+        ``_slots`` (the inputs that need one), each summed back to its input's shape
+        and dtype. ``None`` where ``backward`` gave none."""
+        self._differentiable = create_graph
+        grads = self._function.backward(self, grad_output)
+        if type(grads) is not tuple:
+            grads = (grads,)
+        results = []
+        for index, _, _, shape, dtype in self._slots:
+            grad = grads[index]
+            if grad is not None:
+                if grad.shape != shape:
+                    grad = sum_to_shape(grad, shape)
+                    if grad.shape != shape:
+                        grad = grad.reshape(shape)
+                if grad.dtype != dtype:
+                    grad = grad.astype(dtype) if not create_graph else grad.to(_dtype_of(dtype))
+            results.append(grad)
+        return results
+
+
+def _dtype_of(numpy_dtype):
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(numpy_dtype)
+
+
+class _RemovableHandle:
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks: list, fn: Callable) -> None:
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+def _init_node(node: Node) -> None:
+    node._to_save = None
+    node._saved = None
+    node._saved_sources = None
+    node._released = False
+    node._differentiable = False
+    node._tensor_pre_hooks = None
+    node._pre_hooks = None
+    node._post_hooks = None
+    node._retained = None
+    node.metadata = {}
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf tensor: it adds the gradient it receives to
+    ``variable.grad``. Reached through ``next_functions``; leaves themselves have
+    ``grad_fn = None``."""
+
+    __slots__ = ("variable",)
+    _name = "AccumulateGrad"
+
+    def __init__(self, variable) -> None:
+        _init_node(self)
+        self.variable = variable
+        self.next_functions = ()
+        self.needs_input_grad = ()
+        self._slots = ()
+        # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
+        # gradient is stored as soon as every contribution to it has arrived.
+        self._sequence_nr = math.inf
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    def accumulate(self, grad, create_graph: bool, owned: bool):
+        """Add ``grad`` into ``variable.grad``; return the previous ``.grad``
+        (a copy, since accumulation is in place) or None."""
+        variable = self.variable
+        if type(grad) is not Tensor:
+            if grad.shape != variable._data.shape:
+                grad = sum_to_shape(grad, variable._data.shape)
+            if grad.dtype != variable._data.dtype:
+                grad = grad.astype(variable._data.dtype)
+        old = variable._grad
+        if old is None:
+            if type(grad) is Tensor:
+                variable._grad = grad if create_graph else Tensor._make(grad._data)
+            else:
+                # The gradient array may be shared (a pass-through of Add, or the user's
+                # own `gradient=`), so store a private copy unless the engine knows it
+                # was freshly made for us.
+                variable._grad = Tensor._make(grad if owned else grad.copy())
+            return None
+        if create_graph or old.grad_fn is not None or type(grad) is Tensor:
+            new = old + (grad if type(grad) is Tensor else Tensor._make(grad))
+            variable._grad = new if create_graph else new.detach()
+            return old
+        previous = Tensor._make(old._data.copy())
+        np.add(old._data, grad, out=old._data)
+        old._version_counter[0] += 1
+        return previous
+
+
+class FunctionCtx:
+    """Type name for the ``ctx`` argument of ``forward``/``backward``; at run time
+    ``ctx`` is the backward :class:`Node` itself."""
+
+
+class Function:
+    """Base class of every differentiable operation.
+
+    Subclasses define ``forward(ctx, *args)`` on NumPy arrays (tensor arguments
+    arrive as their arrays, other arguments as they are) and
+    ``backward(ctx, grad_output)``, and set ``node_name`` to the name PyTorch gives
+    the node (``"MulBackward0"``). Call them through :meth:`apply`.
+
+    Set ``scalars_are_inputs = True`` for operations where PyTorch wraps a Python
+    number argument into a tensor (``a + 2``): the number then gets its own
+    ``(None, 0)`` entry in ``next_functions``, as in PyTorch.
+    """
+
+    node_name: str = "FunctionBackward"
+    scalars_are_inputs: bool = False
+    _node_class: type[Node]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
+        cls.node_name = name
+        cls._node_class = type(name, (Node,), {"__slots__": (), "_name": name, "_function": cls})
+
+    @staticmethod
+    def forward(ctx: Node, *args: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError("Function subclasses must implement forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx: Node, grad_output: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError("Function subclasses must implement backward(ctx, grad_output)")
+
+    @classmethod
+    def forward_error(cls, arrays: list, error: Exception) -> Exception | None:
+        """Turn a NumPy error raised by ``forward`` into PyTorch's (None: re-raise)."""
+        return None
+
+    @classmethod
+    def apply(cls, *args: Any):
+        """Run the operation on tensors (or numbers) and record it when needed."""
+        record = False
+        arrays = []
+        for arg in args:
+            if isinstance(arg, Tensor):
+                arrays.append(arg._data)
+                if arg._requires_grad:
+                    record = True
+            else:
+                arrays.append(arg)
+        node = cls._node_class.__new__(cls._node_class)
+        node._to_save = None
+        try:
+            out = cls.forward(node, *arrays)
+        except (ValueError, TypeError) as error:
+            translated = cls.forward_error(arrays, error)
+            if translated is None:
+                raise
+            raise translated from None
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if not record or not grad_mode._state.enabled:
+            return Tensor._make(out)
+
+        _init_node_for_record(node)
+        next_functions = []
+        needs = []
+        slots = []
+        scalars_are_inputs = cls.scalars_are_inputs
+        for index, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                if arg._requires_grad:
+                    edge = arg.grad_fn or arg._grad_accumulator()
+                    next_functions.append((edge, 0))
+                    needs.append(True)
+                    slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
+                else:
+                    next_functions.append((None, 0))
+                    needs.append(False)
+            else:
+                if scalars_are_inputs and isinstance(arg, (int, float)):
+                    next_functions.append((None, 0))
+                needs.append(False)
+        node.next_functions = tuple(next_functions)
+        node.needs_input_grad = tuple(needs)
+        node._slots = tuple(slots)
+        node._sequence_nr = next(_sequence_numbers)
+        result = Tensor._make(out, grad_fn=node)
+        saved = node._to_save
+        if saved:
+            node._saved = saved
+            node._saved_sources = _describe_saved(saved, args, out, result)
+        return result
+
+
+def _init_node_for_record(node: Node) -> None:
+    node._saved = None
+    node._saved_sources = None
+    node._released = False
+    node._differentiable = False
+    node._tensor_pre_hooks = None
+    node._pre_hooks = None
+    node._post_hooks = None
+    node._retained = None
+    node.metadata = {}
+
+
+def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple:
+    """For each saved value: (version counter, version at save time, kind, tensor),
+    where kind says whether it is an input, the output, or a constant."""
+    described = []
+    for value in saved:
+        if value is out:
+            counter = result._version_counter
+            described.append((counter, counter[0], "output", None))
+            continue
+        for arg in args:
+            if isinstance(arg, Tensor) and arg._data is value:
+                counter = arg._version_counter
+                described.append((counter, counter[0], "input", arg))
+                break
+        else:
+            described.append((None, 0, "constant", None))
+    return tuple(described)
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Mark a backward that cannot itself be differentiated (kept for PyTorch API parity)."""
+    return fn

@@ -1,0 +1,140 @@
+"""Switching gradient tracking on and off (mirrors ``torch/autograd/grad_mode.py``).
+
+While grad mode is off, operations run as plain NumPy and record nothing, so their
+results have ``requires_grad=False`` and no ``grad_fn``. The switch is thread-local,
+like PyTorch's: turning it off in one thread leaves the others alone.
+
+Examples
+--------
+>>> import autogradkit as torch
+>>> w = torch.ones(3, requires_grad=True)
+>>> with torch.no_grad():
+...     y = w * 2
+>>> y.requires_grad
+False
+>>> @torch.no_grad()
+... def predict(x):
+...     return x * w
+>>> predict(torch.ones(3)).requires_grad
+False
+"""
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, TypeVar
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradModeState(threading.local):
+    # A class attribute is the default each new thread sees.
+    enabled: bool = True
+
+
+_state = _GradModeState()
+
+
+def is_grad_enabled() -> bool:
+    """Return True when operations are being recorded for backward."""
+    return _state.enabled
+
+
+class _GradModeContext:
+    """Base for the context managers below; also usable as function decorators."""
+
+    _mode: bool
+
+    def __init__(self) -> None:
+        self._previous: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._previous.append(_state.enabled)
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.enabled = self._previous.pop()
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> "_GradModeContext":
+        return self.__class__()
+
+
+class no_grad(_GradModeContext):
+    """Context manager and decorator that turns gradient tracking off.
+
+    Use it for inference, or to update parameters in a training loop without the
+    update itself becoming part of the graph.
+    """
+
+    _mode = False
+
+    def __new__(cls, func: Callable | None = None):
+        # ``@no_grad`` without parentheses: PyTorch 2 accepts it, so we do too.
+        self = super().__new__(cls)
+        if callable(func):
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func: Callable | None = None) -> None:
+        super().__init__()
+
+
+class enable_grad(no_grad):
+    """Context manager and decorator that turns gradient tracking back on,
+    for example inside a ``no_grad`` block."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode to ``mode``, now; used as a context manager it restores the
+    previous mode on exit.
+
+    >>> import autogradkit as torch
+    >>> with torch.set_grad_enabled(False):
+    ...     torch.is_grad_enabled()
+    False
+    >>> torch.is_grad_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        super().__init__()
+        self._mode = mode
+        self._previous.append(_state.enabled)
+        _state.enabled = mode
+
+    def __enter__(self) -> None:
+        # The mode was already set by __init__; entering only marks the scope.
+        pass
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.enabled = self._previous.pop()
+
+    def __call__(self, func: F) -> F:
+        # The constructor already switched the mode; undo that, then wrap.
+        _state.enabled = self._previous.pop()
+        mode = self._mode
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> "set_grad_enabled":
+        return self.__class__(self._mode)

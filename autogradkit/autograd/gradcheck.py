@@ -1,0 +1,142 @@
+"""Check analytic gradients against finite differences (mirrors
+``torch/autograd/gradcheck.py``).
+
+For every input element xⱼ the numerical derivative of every output element is
+the central difference (f(x + ε·eⱼ) − f(x − ε·eⱼ)) / 2ε; the analytic one comes
+from backward passes, one per output element. Both fill a Jacobian; they must agree
+within ``atol + rtol·|numerical|``. Use float64 inputs: float32 rounding swamps the
+differences.
+
+>>> import autogradkit as torch
+>>> x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+>>> torch.autograd.gradcheck(lambda t: t.exp() * t, (x,))
+True
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by :func:`gradcheck` when analytic and numerical gradients differ."""
+
+
+def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
+    out = func(*inputs)
+    return (out,) if isinstance(out, Tensor) else tuple(out)
+
+
+def _numerical_jacobian(func, inputs, index: int, eps: float) -> list[np.ndarray]:
+    from .grad_mode import no_grad
+
+    x = inputs[index]
+    data = x._data
+    with no_grad():
+        outputs = _outputs(func, inputs)
+    columns = [np.zeros((o.numel(), data.size)) for o in outputs]
+    flat = data.reshape(-1)
+    for j in range(data.size):
+        original = flat[j].copy()
+        with no_grad():
+            flat[j] = original + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+            flat[j] = original - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+        flat[j] = original
+        for k, (p, m) in enumerate(zip(plus, minus)):
+            columns[k][:, j] = (p - m) / (2 * eps)
+    return columns
+
+
+def _analytic_jacobian(func, inputs, index: int) -> list[np.ndarray]:
+    from . import grad
+
+    x = inputs[index]
+    outputs = _outputs(func, inputs)
+    result = []
+    for out in outputs:
+        jac = np.zeros((out.numel(), x.numel()))
+        if out.requires_grad:
+            flat = out.reshape(-1)
+            for i in range(out.numel()):
+                (g,) = grad(flat[i], x, retain_graph=True, allow_unused=True)
+                if g is not None:
+                    jac[i] = g._data.reshape(-1)
+        result.append(jac)
+    return result
+
+
+def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **ignored) -> bool:
+    """Return True when ``func``'s backward agrees with finite differences at
+    ``inputs`` (a tensor or a tuple of tensors; those with ``requires_grad=True``
+    are checked).
+
+    Raises
+    ------
+    GradcheckError
+        With the two Jacobians, when they differ and ``raise_exception`` is True.
+    """
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of them have requires_grad=True.")
+    for i in checked:
+        if inputs[i].dtype.name != "float64":
+            import warnings
+
+            warnings.warn(
+                f"Input #{i} requires gradient and is not a double precision floating point. "
+                "This check will likely fail if all the inputs are not of double precision "
+                "floating point.", UserWarning, stacklevel=2)
+    for i in checked:
+        numerical = _numerical_jacobian(func, inputs, i, eps)
+        analytic = _analytic_jacobian(func, inputs, i)
+        for k, (n, a) in enumerate(zip(numerical, analytic)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                )
+    return True
+
+
+def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+                  **ignored) -> bool:
+    """Check second derivatives: gradcheck of the function that maps the inputs
+    (and the output gradients) to the first derivatives computed with
+    ``create_graph=True``."""
+    from .. import randn_like
+    from . import grad
+
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    outputs = _outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = tuple(randn_like(o, dtype=o.dtype).requires_grad_(True) for o in outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    n_inputs = len(inputs)
+    differentiable = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+
+    def first_derivatives(*args):
+        xs, gos = args[:n_inputs], args[n_inputs:]
+        outs = _outputs(func, xs)
+        diff = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        grads = grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        from .. import zeros_like
+
+        return tuple(zeros_like(x) if g is None else g for x, g in zip(diff, grads))
+
+    del differentiable
+    return gradcheck(first_derivatives, inputs + tuple(grad_outputs), eps=eps, atol=atol,
+                     rtol=rtol, raise_exception=raise_exception)

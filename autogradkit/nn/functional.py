@@ -1,0 +1,220 @@
+"""Losses and activations (mirrors ``torch/nn/functional.py``).
+
+>>> import autogradkit as torch
+>>> z = torch.tensor([0.0, 2.0], requires_grad=True)
+>>> torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor([0.0, 1.0]))
+tensor(0.4100, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..ops.arithmetic import broadcast_error
+from ..ops.pointwise import _sigmoid, relu, sigmoid, tanh
+from ..tensor import Tensor
+
+__all__ = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss",
+           "sigmoid", "relu", "tanh"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return np.mean(loss)
+    if reduction == "sum":
+        return np.sum(loss)
+    return loss
+
+
+def _reduction_scale(grad_output, reduction: str, count: int):
+    """The gradient of the reduction: 1/N for a mean, 1 for a sum, elementwise for none."""
+    return grad_output / count if reduction == "mean" else grad_output
+
+
+def _sigmoid_of(z):
+    """σ(z) for an array or, during a create_graph pass, a tensor."""
+    return z.sigmoid() if isinstance(z, Tensor) else _sigmoid(z)
+
+
+def _softplus_of_neg(z):
+    """log(1 + e⁻ᶻ), computed without overflow."""
+    return np.maximum(-z, 0) + np.log1p(np.exp(-np.abs(z)))
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """ℓ(z, y) = −w·[p·y·log σ(z) + (1 − y)·log(1 − σ(z))], averaged (or summed),
+    with p the ``pos_weight`` (1 when absent);
+
+    ∂ℓ/∂z = w·[(p·y + 1 − y)·σ(z) − p·y] / N,   which is (σ(z) − y)/N without weights;
+    ∂ℓ/∂y = w·[−z + (p − 1)·log(1 + e⁻ᶻ)] / N.
+
+    Computed as PyTorch does, from log(1 + e⁻ᶻ) = max(−z, 0) + log(e^(−max(−z,0)) +
+    e^(−z−max(−z,0))), so large |z| neither overflows nor loses the loss.
+    """
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, z, y, weight, pos_weight, reduction):
+        ctx.save_for_backward(z, y, weight, pos_weight)
+        ctx.reduction, ctx.count = reduction, z.size
+        max_val = np.maximum(-z, 0)
+        log_term = np.log(np.exp(-max_val) + np.exp(-z - max_val)) + max_val
+        if pos_weight is not None:
+            log_weight = (pos_weight - 1) * y + 1
+            loss = (1 - y) * z + log_weight * log_term
+        else:
+            loss = (1 - y) * z + log_term
+        if weight is not None:
+            loss = loss * weight
+        return _reduce(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        z, y, weight, pos_weight = ctx.saved_tensors
+        scale = _reduction_scale(grad_output, ctx.reduction, ctx.count)
+        if weight is not None:
+            scale = scale * weight
+        grad_z = grad_y = None
+        if ctx.needs_input_grad[0]:
+            if pos_weight is not None:
+                py = pos_weight * y
+                grad_z = ((py + 1 - y) * _sigmoid_of(z) - py) * scale
+            else:
+                grad_z = (_sigmoid_of(z) - y) * scale
+        if ctx.needs_input_grad[1]:
+            grad_y = -z * scale
+            if pos_weight is not None:
+                grad_y = grad_y + (pos_weight - 1) * _softplus_of_neg(z) * scale
+        return grad_z, grad_y, None, None, None
+
+
+class BinaryCrossEntropy(Function):
+    """ℓ(p, y) = −w·[y·log p + (1 − y)·log(1 − p)], averaged (or summed), with each
+    log clamped at −100 as in PyTorch;   ∂ℓ/∂p = w·(p − y) / (p·(1 − p)) / N"""
+
+    node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, p, y, weight, reduction):
+        if np.any((p < 0) | (p > 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        ctx.save_for_backward(p, y, weight)
+        ctx.reduction, ctx.count = reduction, p.size
+        with np.errstate(divide="ignore"):
+            log_p = np.maximum(np.log(p), -100)
+            log_1mp = np.maximum(np.log(1 - p), -100)
+        loss = -(y * log_p + (1 - y) * log_1mp)
+        if weight is not None:
+            loss = loss * weight
+        return _reduce(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        p, y, weight = ctx.saved_tensors
+        scale = _reduction_scale(grad_output, ctx.reduction, ctx.count)
+        if weight is not None:
+            scale = scale * weight
+        eps = 1e-12  # PyTorch's EPSILON keeps p·(1 − p) away from 0
+        grad_p = (p - y) / np.maximum((1 - p) * p, eps) * scale if ctx.needs_input_grad[0] else None
+        grad_y = None
+        if ctx.needs_input_grad[1]:
+            grad_y = (np.log(1 - p) - np.log(p)) * scale
+        return grad_p, grad_y, None, None
+
+
+class MseLoss(Function):
+    """ℓ(x, y) = (x − y)², averaged (or summed);   ∂ℓ/∂x = 2(x − y)/N = −∂ℓ/∂y"""
+
+    node_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.count = reduction, np.broadcast(x, y).size
+        return _reduce((x - y) ** 2, reduction)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        grad = 2 * (x - y) * _reduction_scale(grad_output, ctx.reduction, ctx.count)
+        return (grad if ctx.needs_input_grad[0] else None,
+                -grad if ctx.needs_input_grad[1] else None, None)
+
+
+def _check_loss_args(name: str, input, target, reduction: str) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(target, Tensor):
+        raise TypeError(f"{name}(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input._data.dtype.kind != "f" or target._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{name}: input and target must be floating point tensors, got "
+            f"{input.dtype} and {target.dtype}; convert with .float()"
+        )
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy between ``sigmoid(input)`` and ``target``, computed
+    stably from the logits ``input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits z (any shape).
+    target : Tensor
+        Targets y in [0, 1], same shape as ``input``.
+    weight : Tensor, optional
+        Rescales each element's loss (broadcast to ``input``'s shape).
+    reduction : {'mean', 'sum', 'none'}
+    pos_weight : Tensor, optional
+        Weight of positive examples, broadcast along the last dimension.
+    """
+    _check_loss_args("binary_cross_entropy_with_logits", input, target, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+            .replace("autogradkit.Size", "torch.Size")
+        )
+    weight_data = weight
+    pos_data = pos_weight
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight_data, pos_data, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target``."""
+    _check_loss_args("binary_cross_entropy", input, target, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+            .replace("autogradkit.Size", "torch.Size")
+        )
+    return BinaryCrossEntropy.apply(input, target, weight, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean") -> Tensor:
+    """Mean squared error ``mean((input - target)²)``."""
+    _check_loss_args("mse_loss", input, target, reduction)
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.".replace("autogradkit.Size", "torch.Size"),
+            UserWarning, stacklevel=2,
+        )
+        try:
+            np.broadcast_shapes(input._data.shape, target._data.shape)
+        except ValueError:
+            raise broadcast_error(input._data, target._data) from None
+    return MseLoss.apply(input, target, reduction)

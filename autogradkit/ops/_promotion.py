@@ -1,0 +1,87 @@
+"""PyTorch's type promotion for binary operations.
+
+NumPy and PyTorch mostly agree, but not always: ``int64 tensor * 1.5`` is float32
+in PyTorch (a Python float takes the *default* dtype) and float64 in NumPy, and a
+0-d float64 tensor times a float32 vector stays float32 in PyTorch. The rule:
+dimensioned tensors outrank 0-d tensors, which outrank Python numbers, unless a
+lower-ranked operand belongs to a higher category (bool < integer < floating).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_RANK = {np.dtype(np.bool_): 0, np.dtype(np.int64): 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
+_BY_RANK = {rank: dt for dt, rank in _RANK.items()}
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _category(dtype: np.dtype | None) -> int:
+    if dtype is None:
+        return -1
+    return 0 if dtype.kind == "b" else (1 if dtype.kind in "iu" else 2)
+
+
+def _promote(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return _BY_RANK[max(_RANK.get(a, 3), _RANK.get(b, 3))]
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    # c10's combine_categories.
+    if higher is not None and higher.kind == "f":
+        return higher
+    if higher is not None and (higher.kind == "b" or (lower is not None and lower.kind == "f")):
+        return _promote(higher, lower)
+    return higher if higher is not None else lower
+
+
+def _scalar_dtype(value) -> np.dtype:
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(value, (int, np.integer)):
+        return np.dtype(np.int64)
+    return _FLOAT32  # Python floats take the default dtype
+
+
+def result_dtype(*operands) -> np.dtype:
+    """The dtype PyTorch gives the result of an operation on ``operands``
+    (arrays and Python numbers)."""
+    dimensioned = zero_dim = wrapped = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            if x.ndim:
+                dimensioned = _promote(dimensioned, x.dtype)
+            else:
+                zero_dim = _promote(zero_dim, x.dtype)
+        elif x is not None:
+            wrapped = _promote(wrapped, _scalar_dtype(x))
+    return _combine(dimensioned, _combine(zero_dim, wrapped))
+
+
+def promote(x, y):
+    """Cast the operands of a binary operation so NumPy computes in the dtype
+    PyTorch would use. The common cases (same dtypes; a float tensor with a Python
+    number) return their inputs untouched."""
+    if type(x) is np.ndarray:
+        if type(y) is np.ndarray:
+            if x.dtype == y.dtype:
+                return x, y
+        elif type(y) is float or type(y) is int:
+            if x.dtype.kind == "f":
+                return x, y
+    elif type(y) is np.ndarray and (type(x) is float or type(x) is int) and y.dtype.kind == "f":
+        return x, y
+    target = result_dtype(x, y)
+    return _cast(x, target), _cast(y, target)
+
+
+def _cast(x, target: np.dtype):
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == target else x.astype(target)
+    if isinstance(x, (bool, int, float, np.generic)):
+        # Python numbers stay 'weak': NumPy then computes in the array's dtype.
+        return x if target.kind == "f" or not isinstance(x, float) else target.type(x)
+    return x

@@ -1,0 +1,345 @@
+"""Arithmetic: ``+ - * / **``, negation and reciprocal.
+
+Each class states its derivative in its docstring. Broadcasting needs no care
+here: when ``x`` of shape (3,) was added to ``y`` of shape (2, 3), ``backward``
+returns a (2, 3) gradient for ``x`` too and the base class sums it back to (3,).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._promotion import promote
+
+__all__ = ["add", "sub", "rsub", "mul", "div", "neg", "pow", "reciprocal"]
+
+
+def broadcast_error(x, y) -> RuntimeError:
+    """PyTorch's message for operands whose shapes cannot be broadcast together."""
+    a, b = np.shape(x), np.shape(y)
+    for offset in range(1, max(len(a), len(b)) + 1):
+        m = a[-offset] if offset <= len(a) else 1
+        n = b[-offset] if offset <= len(b) else 1
+        if m != n and m != 1 and n != 1:
+            dim = max(len(a), len(b)) - offset
+            return RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {dim}"
+            )
+    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
+
+
+class BinaryFunction(Function):
+    """A two-operand elementwise operation: operands are promoted to PyTorch's result
+    dtype and a Python number operand counts as an input (``a + 2`` has two
+    ``next_functions``, the second ``(None, 0)``)."""
+
+    scalars_are_inputs = True
+
+    @classmethod
+    def forward_error(cls, arrays, error):
+        if "broadcast" in str(error):
+            return broadcast_error(arrays[0], arrays[1])
+        return None
+
+
+class Add(BinaryFunction):
+    """f(x, y) = x + y;   ∂f/∂x = 1,   ∂f/∂y = 1"""
+
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        return x + y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, grad_output
+
+
+class Sub(BinaryFunction):
+    """f(x, y) = x − y;   ∂f/∂x = 1,   ∂f/∂y = −1"""
+
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        return x - y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, (-grad_output if ctx.needs_input_grad[1] else None)
+
+
+class Rsub(Function):
+    """f(x) = c − x for a number c (``2 - a``);   ∂f/∂x = −1"""
+
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        x, c = promote(x, c)
+        return c - x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output, None
+
+
+class Mul(BinaryFunction):
+    """f(x, y) = x·y;   ∂f/∂x = y,   ∂f/∂y = x"""
+
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        grad_x = grad_output * y if ctx.needs_input_grad[0] else None
+        grad_y = grad_output * x if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
+
+
+class Div(BinaryFunction):
+    """f(x, y) = x / y;   ∂f/∂x = 1/y,   ∂f/∂y = −x/y²"""
+
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        if isinstance(x, np.ndarray) and x.dtype.kind != "f":
+            x = x.astype(np.float32)  # integer division gives the default float dtype
+        ctx.save_for_backward(x, y)
+        return x / y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        grad_x = grad_output / y if ctx.needs_input_grad[0] else None
+        grad_y = -grad_output * x / (y * y) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
+
+
+class Neg(Function):
+    """f(x) = −x;   ∂f/∂x = −1"""
+
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output
+
+
+class Reciprocal(Function):
+    """f(x) = 1/x;   ∂f/∂x = −1/x² = −f(x)²"""
+
+    node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.dtype.kind != "f":
+            x = x.astype(np.float32)
+        out = 1 / x
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return -grad_output * out * out
+
+
+class Pow(Function):
+    """f(x) = xⁿ for a number n;   ∂f/∂x = n·xⁿ⁻¹"""
+
+    node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, x, exponent):
+        if x.dtype.kind != "f" and isinstance(exponent, float):
+            x = x.astype(np.float32)
+        ctx.save_for_backward(x)
+        ctx.exponent = exponent
+        return x**exponent
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        n = ctx.exponent
+        if n == 0:
+            return grad_output * 0, None
+        return grad_output * (n * x ** (n - 1)), None
+
+
+class PowTensor(BinaryFunction):
+    """f(x, y) = xʸ (both tensors);   ∂f/∂x = y·xʸ⁻¹,   ∂f/∂y = xʸ·ln x"""
+
+    node_name = "PowBackward1"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        out = x**y
+        ctx.save_for_backward(x, y, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y, out = ctx.saved_tensors
+        grad_x = grad_output * y * x ** (y - 1) if ctx.needs_input_grad[0] else None
+        grad_y = None
+        if ctx.needs_input_grad[1]:
+            # Where x = 0 PyTorch defines the y-gradient as 0 (the limit of xʸ·ln x).
+            log_x = np.log(np.where(_values(x) == 0, 1, _values(x)))
+            grad_y = grad_output * out * log_x
+        return grad_x, grad_y
+
+
+class RPow(Function):
+    """f(y) = cʸ for a number c (``2 ** a``);   ∂f/∂y = cʸ·ln c"""
+
+    node_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, base, y):
+        if y.dtype.kind != "f" and isinstance(base, float):
+            y = y.astype(np.float32)
+        out = np.asarray(base**y)
+        ctx.save_for_backward(out)
+        ctx.log_base = np.log(base) if base > 0 else (0.0 if base == 0 else np.nan)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return None, grad_output * out * ctx.log_base
+
+
+class ZerosLike(Function):
+    """f(x) = 0 (what ``x.zero_()`` records on a tensor in a graph);   ∂f/∂x = 0"""
+
+    node_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 0
+
+
+def _values(x):
+    """The array inside ``x`` (a tensor during a create_graph pass, else an array)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _as_tensor(value) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    from .._creation import tensor
+
+    return tensor(value)
+
+
+def _check_operand(value, name: str = "other"):
+    if isinstance(value, (Tensor, int, float, bool, np.ndarray, np.generic)):
+        if isinstance(value, np.ndarray):
+            return _as_tensor(value)
+        return value
+    raise TypeError(
+        f"unsupported operand: expected a Tensor or a number for '{name}', got {type(value).__name__}"
+    )
+
+
+def add(input, other, *, alpha=1) -> Tensor:
+    """``input + alpha * other``, broadcasting.
+
+    >>> import autogradkit as torch
+    >>> torch.add(torch.tensor([1., 2.]), 10)
+    tensor([11., 12.])
+    """
+    other = _check_operand(other)
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if not isinstance(input, Tensor):
+        input, other = other, _check_operand(input, "input")
+    return Add.apply(input, other)
+
+
+def sub(input, other, *, alpha=1) -> Tensor:
+    """``input - alpha * other``, broadcasting."""
+    other = _check_operand(other)
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if not isinstance(input, Tensor):
+        return rsub(other, input)
+    return Sub.apply(input, other)
+
+
+def rsub(input: Tensor, other) -> Tensor:
+    """``other - input`` (what ``2 - a`` computes)."""
+    other = _check_operand(other)
+    if isinstance(other, Tensor):
+        return Sub.apply(other, input)
+    return Rsub.apply(input, other)
+
+
+def mul(input, other) -> Tensor:
+    """``input * other``, elementwise with broadcasting."""
+    other = _check_operand(other)
+    if not isinstance(input, Tensor):
+        input, other = other, _check_operand(input, "input")
+    return Mul.apply(input, other)
+
+
+def div(input, other) -> Tensor:
+    """``input / other`` (true division), elementwise with broadcasting."""
+    other = _check_operand(other)
+    if not isinstance(input, Tensor):
+        return mul(reciprocal(other), input)
+    return Div.apply(input, other)
+
+
+def neg(input: Tensor) -> Tensor:
+    """``-input``."""
+    return Neg.apply(input)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input``."""
+    return Reciprocal.apply(input)
+
+
+def pow(input, exponent) -> Tensor:
+    """``input ** exponent``; either may be a number.
+
+    >>> import autogradkit as torch
+    >>> (torch.eye(2) + 1).pow(2)
+    tensor([[4., 1.],
+            [1., 4.]])
+    """
+    exponent = _check_operand(exponent, "exponent")
+    if not isinstance(input, Tensor):
+        return RPow.apply(_check_operand(input, "input"), exponent)
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(input, exponent)
+    return Pow.apply(input, exponent)
+
+
+def zeros_like_op(input: Tensor) -> Tensor:
+    return ZerosLike.apply(input)

@@ -1,0 +1,223 @@
+"""Matrix products. ``matmul`` dispatches on the operands' dimensions exactly as
+PyTorch does, so the graph shows the same nodes: ``DotBackward0`` (vector·vector),
+``MvBackward0`` (matrix·vector), ``MmBackward0`` (matrix·matrix), and for the
+tutorial's vector·matrix an unsqueeze, an ``MmBackward0`` and a
+``SqueezeBackward4``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._promotion import promote
+from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
+
+__all__ = ["matmul", "mm", "mv", "dot"]
+
+
+def _type_name(x: np.ndarray) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}.get(x.dtype.name, x.dtype.name)
+
+
+class Mm(Function):
+    """f(A, B) = A·B (matrices);   ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G  (G: the gradient)"""
+
+    node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                f"{b.shape[0]}x{b.shape[1]})"
+            )
+        _check_same_dtype(a, b, "mat1 and mat2")
+        ctx.save_for_backward(a, b)
+        return a @ b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        grad_a = grad_output @ b.T if ctx.needs_input_grad[0] else None
+        grad_b = a.T @ grad_output if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Bmm(Function):
+    """f(A, B) = A·B for stacks of matrices of the same batch shape;
+    ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G, matrix by matrix"""
+
+    node_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_same_dtype(a, b, "batch1 and batch2")
+        ctx.save_for_backward(a, b)
+        return a @ b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        grad_a = grad_output @ np.swapaxes(b, -1, -2) if ctx.needs_input_grad[0] else None
+        grad_b = np.swapaxes(a, -1, -2) @ grad_output if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Mv(Function):
+    """f(A, v) = A·v;   ∂f/∂A = g vᵀ (outer product),   ∂f/∂v = Aᵀ·g"""
+
+    node_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, v):
+        if a.shape[1] != v.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})"
+            )
+        _check_same_dtype(a, v, "self and vec")
+        ctx.save_for_backward(a, v)
+        return a @ v
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, v = ctx.saved_tensors
+        grad_a = grad_output[:, None] * v[None, :] if ctx.needs_input_grad[0] else None
+        grad_v = a.T @ grad_output if ctx.needs_input_grad[1] else None
+        return grad_a, grad_v
+
+
+class Dot(Function):
+    """f(x, y) = Σᵢ xᵢyᵢ;   ∂f/∂x = g·y,   ∂f/∂y = g·x"""
+
+    node_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        if x.shape != y.shape:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
+                "of elements, but got {} and {} elements respectively".format(
+                    x.shape[0], y.shape[0], x.shape[0], y.shape[0])
+            )
+        _check_same_dtype(x, y, "self and other")
+        ctx.save_for_backward(x, y)
+        return np.dot(x, y)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        grad_x = grad_output * y if ctx.needs_input_grad[0] else None
+        grad_y = grad_output * x if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
+
+
+def _check_same_dtype(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_type_name(a)} != {_type_name(b)}"
+        )
+
+
+def _check_tensors(input, other, name: str) -> None:
+    for arg, position in ((input, 1), (other, 2)):
+        if not isinstance(arg, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{'input' if position == 1 else 'other'}' (position {position}) "
+                f"must be Tensor, not {type(arg).__name__}"
+            )
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's rules for 1-d and batched operands.
+
+    >>> import autogradkit as torch
+    >>> x, w = torch.ones(5), torch.ones(5, 3, requires_grad=True)
+    >>> torch.matmul(x, w)
+    tensor([5., 5., 5.], grad_fn=<SqueezeBackward4>)
+    """
+    _check_tensors(input, other, "matmul")
+    a, b = input.ndim, other.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
+        )
+    if a == 1 and b == 1:
+        return dot(input, other)
+    if a == 2 and b == 1:
+        return mv(input, other)
+    if a == 1 and b == 2:
+        if input.shape[0] != other.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} and "
+                f"{other.shape[0]}x{other.shape[1]})"
+            )
+        row = Unsqueeze.apply(input, 0)
+        return SqueezeInplace.apply(Mm.apply(row, other), (0,))
+    if a == 2 and b == 2:
+        return Mm.apply(input, other)
+    if b == 2 and a >= 3:
+        # Fold the batch dimensions into rows: one matrix product, then unfold.
+        batch = input.shape[:-1]
+        if input.shape[-1] != other.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(batch))}x{input.shape[-1]} "
+                f"and {other.shape[0]}x{other.shape[1]})"
+            )
+        rows = View.apply(input, (-1, input.shape[-1]))
+        return UnsafeView.apply(Mm.apply(rows, other), batch + (other.shape[1],))
+    return _batched_matmul(input, other)
+
+
+def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
+    x = Unsqueeze.apply(input, 0) if input.ndim == 1 else input
+    y = Unsqueeze.apply(other, 1) if other.ndim == 1 else other
+    if x.shape[-1] != y.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(x.shape[:-2]))}, {x.shape[-1]}] but got: "
+            f"[{int(np.prod(y.shape[:-2]))}, {y.shape[-2]}]."
+        )
+    try:
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({x.shape[0]}) must match the size of tensor b ({y.shape[0]}) "
+            "at non-singleton dimension 0"
+        ) from None
+    if x.shape[:-2] != batch:
+        x = expand(x, *batch, *x.shape[-2:])
+    if y.shape[:-2] != batch:
+        y = expand(y, *batch, *y.shape[-2:])
+    out = Bmm.apply(x, y)
+    if input.ndim == 1:
+        out = SqueezeInplace.apply(out, (-2,))
+    if other.ndim == 1:
+        out = SqueezeInplace.apply(out, (-1,))
+    return out
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Product of two matrices (2-d only; see :func:`matmul` for the general case)."""
+    _check_tensors(input, mat2, "mm")
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
+    return Mm.apply(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix times vector."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, {vec.ndim}"
+        )
+    return Mv.apply(input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """Inner product of two vectors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+        )
+    return Dot.apply(input, other)

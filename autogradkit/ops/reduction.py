@@ -1,0 +1,172 @@
+"""Reductions: ``sum`` and ``mean`` (differentiable), ``max``, ``min`` and
+``argmax`` (values only).
+
+Backward of a reduction spreads the gradient back over the elements that were
+reduced: ``np.broadcast_to`` does the spreading, after ``keepdim``-style reshaping
+puts the reduced axes back as size-1 axes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+
+__all__ = ["sum", "mean", "max", "min", "argmax"]
+
+
+def _dims(dim, ndim: int) -> tuple[int, ...]:
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("dim appears multiple times in the list of dims")
+        return dims
+    return (_wrap_dim(dim, ndim),)
+
+
+def _kept_shape(shape: tuple, dims: tuple) -> tuple:
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+class Sum(Function):
+    """f(x) = Σᵢ xᵢ;   ∂f/∂xᵢ = 1"""
+
+    node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return np.sum(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return np.broadcast_to(grad_output, ctx.shape)
+
+
+class SumDim(Function):
+    """f(x) = Σ over the dimensions ``dims``;   ∂f/∂x = 1 (the gradient is spread
+    back along those dimensions)"""
+
+    node_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        return np.sum(x, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if not ctx.keepdim:
+            grad_output = grad_output.reshape(_kept_shape(ctx.shape, ctx.dims))
+        return np.broadcast_to(grad_output, ctx.shape), None, None
+
+
+class Mean(Function):
+    """f(x) = (1/N) Σᵢ xᵢ;   ∂f/∂xᵢ = 1/N"""
+
+    node_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape, ctx.count = x.shape, x.size
+        return np.mean(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return np.broadcast_to(grad_output / ctx.count, ctx.shape)
+
+
+class MeanDim(Function):
+    """f(x) = mean over the dimensions ``dims``;   ∂f/∂x = 1/N, N the number of
+    elements averaged"""
+
+    node_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        ctx.count = int(np.prod([x.shape[d] for d in dims]))
+        return np.mean(x, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if not ctx.keepdim:
+            grad_output = grad_output.reshape(_kept_shape(ctx.shape, ctx.dims))
+        return np.broadcast_to(grad_output / ctx.count, ctx.shape), None, None
+
+
+def _resolve(dim, keepdim, axis, keepdims):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return dim, bool(keepdim)
+
+
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+    """Sum of all elements, or over ``dim`` (an int or a tuple of ints).
+
+    >>> import autogradkit as torch
+    >>> torch.ones(2, 3).sum(0)
+    tensor([2., 2., 2.])
+    """
+    dim, keepdim = _resolve(dim, keepdim, axis, keepdims)
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "bi":
+        input = input.to_int64() if input._data.dtype.kind == "b" else input
+    if dim is None:
+        if keepdim:
+            dim = tuple(range(input.ndim))
+        else:
+            return Sum.apply(input)
+    return SumDim.apply(input, _dims(dim, input.ndim), keepdim)
+
+
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+    """Mean of all elements, or over ``dim``.
+
+    Raises
+    ------
+    RuntimeError
+        For integer tensors, as in PyTorch (convert with ``.float()`` first).
+    """
+    dim, keepdim = _resolve(dim, keepdim, axis, keepdims)
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {input._data.dtype.name.capitalize().replace('Int64', 'Long')}"
+        )
+    if dim is None:
+        if keepdim:
+            dim = tuple(range(input.ndim))
+        else:
+            return Mean.apply(input)
+    return MeanDim.apply(input, _dims(dim, input.ndim), keepdim)
+
+
+def _values_only(input: Tensor, reducer, dim, keepdim):
+    data = input._data
+    if dim is None:
+        return Tensor._make(np.asarray(reducer(data)))
+    return Tensor._make(np.asarray(reducer(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim)))
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Largest element (not differentiated in autogradkit; use ``maximum``/``relu``)."""
+    return _values_only(input, np.max, dim, keepdim)
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Smallest element (not differentiated in autogradkit)."""
+    return _values_only(input, np.min, dim, keepdim)
+
+
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element (flattened when ``dim`` is None), as int64."""
+    data = input._data
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmax(data), dtype=np.int64))
+    return Tensor._make(np.argmax(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64))

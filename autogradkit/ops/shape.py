@@ -1,0 +1,533 @@
+"""Operations that move elements around without changing them: reshaping,
+transposing, (un)squeezing, expanding, indexing, stacking and concatenating.
+
+Their backward formulas move the gradient back the same way: a reshape is undone
+by a reshape, a transpose by the same transpose, an index by scattering the
+gradient into zeros at the indexed places.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .._dtype import dtype as DType
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+
+__all__ = [
+    "reshape", "view", "flatten", "t", "numpy_T", "transpose", "permute", "unsqueeze",
+    "squeeze", "expand", "clone", "getitem", "stack", "cat", "to_dtype",
+]
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    """Accept ``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    for n in shape:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"shape must be a sequence of ints, got {type(n).__name__} in {shape!r}")
+    return tuple(int(n) for n in shape)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    if builtins.sum(1 for n in shape if n == -1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for n in shape:
+        if n != -1:
+            if n < 0:
+                raise RuntimeError(f"invalid shape dimension {n}")
+            known *= n
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if n == -1 else n for n in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class View(Function):
+    """f(x) = x with a new shape;   backward reshapes the gradient back"""
+
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return x.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.reshape(ctx.shape), None
+
+
+class UnsafeView(View):
+    """Like View; PyTorch names the node this way where ``matmul`` folds batch
+    dimensions back out of a matrix product."""
+
+    node_name = "UnsafeViewBackward0"
+
+
+class T(Function):
+    """f(x) = xᵀ for a matrix (``x.t()``);   ∂: transpose the gradient back"""
+
+    node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.T
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.T
+
+
+class Transpose(Function):
+    """f(x) = x with dimensions ``d0`` and ``d1`` swapped;   ∂: swap them back"""
+
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.dims = (d0, d1)
+        return np.swapaxes(x, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return np.swapaxes(grad_output, *ctx.dims), None, None
+
+
+class Permute(Function):
+    """f(x) = x with dimensions reordered by ``dims``;   ∂: apply the inverse order"""
+
+    node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return np.transpose(grad_output, ctx.inverse), None
+
+
+class Unsqueeze(Function):
+    """f(x) = x with a size-1 dimension inserted at ``dim``;   ∂: remove it"""
+
+    node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.shape = x.shape
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.reshape(ctx.shape), None
+
+
+class Squeeze(Function):
+    """f(x) = x without its size-1 dimensions;   ∂: put them back"""
+
+    node_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.shape = x.shape
+        return np.squeeze(x, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.reshape(ctx.shape), None
+
+
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeInplace(Squeeze):
+    """The squeeze ``matmul`` applies to a vector-times-matrix result; PyTorch names
+    it SqueezeBackward4 (the in-place ``squeeze_`` variant)."""
+
+    node_name = "SqueezeBackward4"
+
+
+class Expand(Function):
+    """f(x) = x repeated along size-1 (or new leading) dimensions;
+    ∂: the base class sums the gradient back to x's shape"""
+
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+class Clone(Function):
+    """f(x) = a copy of x;   ∂f/∂x = 1"""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+class ToCopy(Function):
+    """f(x) = x converted to another dtype;   ∂: convert the gradient back"""
+
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, numpy_dtype):
+        ctx.dtype = x.dtype
+        return x.astype(numpy_dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if isinstance(grad_output, Tensor):
+            from .._dtype import from_numpy_dtype
+
+            return grad_output.to(from_numpy_dtype(ctx.dtype)), None
+        return grad_output.astype(ctx.dtype), None
+
+
+def scatter_into_zeros(grad, key, shape):
+    """The gradient of ``x[key]``: zeros of x's ``shape`` with ``grad`` added at
+    ``key`` (added, so an index that repeats collects every contribution)."""
+    if isinstance(grad, Tensor):
+        return IndexPut.apply(grad, key, shape)
+    out = np.zeros(shape, dtype=grad.dtype)
+    if _is_basic(key):
+        out[key] = grad
+    else:
+        np.add.at(out, key, grad)
+    return out
+
+
+class IndexPut(Function):
+    """f(g) = zeros with g added at ``key`` (the backward of indexing, recorded when
+    differentiating twice);   ∂f/∂g = the gradient read back at ``key``"""
+
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, key, shape):
+        ctx.key = key
+        return scatter_into_zeros(grad, key, shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output[ctx.key], None, None
+
+
+class Select(Function):
+    """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
+
+    node_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.key, ctx.shape = key, x.shape
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None
+
+
+class Slice(Select):
+    """f(x) = x[..., a:b:c, ...];   ∂: the gradient scattered back into the slice"""
+
+    node_name = "SliceBackward0"
+
+
+class Index(Select):
+    """f(x) = x[indices] with integer or boolean tensors (advanced indexing);
+    ∂: the gradient added back at each index (repeats accumulate)"""
+
+    node_name = "IndexBackward0"
+
+
+class Stack(Function):
+    """f(x₁, …, xₙ) = the xᵢ stacked along a new dimension;   ∂f/∂xᵢ = slice i of
+    the gradient"""
+
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        before = (slice(None),) * ctx.dim
+        count = grad_output.shape[ctx.dim]
+        return (None,) + tuple(grad_output[before + (i,)] for i in range(count))
+
+
+class Cat(Function):
+    """f(x₁, …, xₙ) = the xᵢ joined along ``dim``;   ∂f/∂xᵢ = xᵢ's part of the
+    gradient"""
+
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        ctx.sizes = [x.shape[dim] for x in xs]
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        before = (slice(None),) * ctx.dim
+        grads, start = [None], 0
+        for size in ctx.sizes:
+            grads.append(grad_output[before + (slice(start, start + size),)])
+            start += size
+        return tuple(grads)
+
+
+# -- public functions -----------------------------------------------------------------
+
+def reshape(input: Tensor, *shape) -> Tensor:
+    """The same elements in a new shape (one dimension may be -1: inferred)."""
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    return View.apply(input, shape)
+
+
+def view(input: Tensor, *shape) -> Tensor:
+    """Like :func:`reshape` (autogradkit tensors are always contiguous)."""
+    return reshape(input, *shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim`` … ``end_dim`` into one."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, 1)
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    merged = int(np.prod(shape[start:end + 1]))
+    return reshape(input, *shape[:start], merged, *shape[end + 1:])
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a matrix (0-d and 1-d tensors are returned as they are)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return T.apply(input)
+
+
+def numpy_T(input: Tensor) -> Tensor:
+    """``x.T``: all dimensions reversed (PyTorch records a permute)."""
+    return Permute.apply(input, tuple(range(input.ndim - 1, -1, -1)))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions."""
+    ndim = input.ndim
+    return Transpose.apply(input, _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim))
+
+
+def permute(input: Tensor, *dims) -> Tensor:
+    """Reorder the dimensions."""
+    dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
+            f"equal to len(dims) = {len(dims)}" if len(dims) != input.ndim else "permute(): duplicate dims are not allowed."
+        )
+    return Permute.apply(input, dims)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dimension at ``dim``."""
+    return Unsqueeze.apply(input, _wrap_dim(dim, input.ndim + 1))
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Remove size-1 dimensions (all of them, or only ``dim`` if it has size 1)."""
+    shape = input._data.shape
+    if dim is None:
+        return Squeeze.apply(input, tuple(i for i, n in enumerate(shape) if n == 1))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    dims = tuple(_wrap_dim(d, len(shape)) for d in dims)
+    return SqueezeDim.apply(input, tuple(d for d in dims if shape and shape[d] == 1))
+
+
+def expand(input: Tensor, *sizes) -> Tensor:
+    """A view repeated along size-1 dimensions (-1 keeps a size)."""
+    sizes = _shape_arg(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})"
+        )
+    offset = len(sizes) - len(shape)
+    target = tuple(shape[i - offset] if n == -1 else n for i, n in enumerate(sizes))
+    for i, n in enumerate(shape):
+        if n != 1 and n != target[i + offset]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i + offset]}) must match the existing "
+                f"size ({n}) at non-singleton dimension {i + offset}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+    return Expand.apply(input, target)
+
+
+def clone(input: Tensor) -> Tensor:
+    """A copy that is still connected to the graph."""
+    return Clone.apply(input)
+
+
+def to_dtype(input: Tensor, dtype: DType) -> Tensor:
+    """``input`` converted to ``dtype`` (differentiable between float dtypes)."""
+    if input._requires_grad and not dtype.is_floating_point:
+        return Tensor._make(input._data.astype(dtype.numpy))
+    return ToCopy.apply(input, dtype.numpy)
+
+
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice)) for p in parts)
+
+
+def normalize_key(key):
+    """Turn tensors inside an index into arrays; reject what PyTorch rejects."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out = []
+    for p in parts:
+        if isinstance(p, Tensor):
+            if p._data.dtype.kind == "f":
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
+            out.append(p._data)
+        elif isinstance(p, (list, np.ndarray)):
+            array = np.asarray(p)
+            if array.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(array)
+        elif p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice, bool)):
+            out.append(p)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type(p).__name__})"
+            )
+    return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
+
+
+def getitem(input: Tensor, key) -> Tensor:
+    """``input[key]``, recorded the way PyTorch records it: an integer is a
+    ``SelectBackward0``, a slice a ``SliceBackward0``, ``None`` an unsqueeze, and
+    tensors or lists of indices one ``IndexBackward0``."""
+    key = normalize_key(key)
+    data = input._data
+    if not _is_basic(key):
+        try:
+            data[key]
+        except IndexError as error:
+            raise IndexError(str(error).replace("axis", "dimension")) from None
+        return Index.apply(input, key)
+    parts = key if isinstance(key, tuple) else (key,)
+    specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if specified > data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {data.ndim}")
+    if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
+        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        parts = parts[:at] + (slice(None),) * (data.ndim - specified) + parts[at + 1:]
+    # Apply the parts one dimension at a time, as PyTorch does, so the graph shows
+    # one node per non-trivial index.
+    result, dim = input, 0
+    for p in parts:
+        if p is None:
+            result = Unsqueeze.apply(result, dim)
+            dim += 1
+        elif isinstance(p, slice):
+            if p == slice(None):
+                dim += 1
+                continue
+            size = result._data.shape[dim]
+            if p.step is not None and p.step <= 0:
+                raise ValueError("step must be greater than zero")
+            result = Slice.apply(result, (slice(None),) * dim + (p,))
+            dim += 1
+        else:
+            size = result._data.shape[dim]
+            if not -size <= p < size:
+                raise IndexError(
+                    f"index {p} is out of bounds for dimension {dim} with size {size}"
+                )
+            result = Select.apply(result, (slice(None),) * dim + (int(p),))
+    if result is input:
+        # x[:] and x[...] are views of the whole tensor; PyTorch records an alias.
+        return Slice.apply(input, (slice(None),))
+    return result
+
+
+def _tensors_arg(tensors, name: str) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t_ in enumerate(tensors):
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t_).__name__}")
+    return list(tensors)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join tensors of equal shape along a new dimension ``dim``."""
+    tensors = _tensors_arg(tensors, "stack")
+    first = tensors[0]._data.shape
+    for i, t_ in enumerate(tensors):
+        if t_._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
+                f"and {list(t_._data.shape)} at entry {i}"
+            )
+    return Stack.apply(_wrap_dim(dim, len(first) + 1), *tensors)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension ``dim``."""
+    tensors = _tensors_arg(tensors, "cat")
+    ndim = tensors[0].ndim
+    dim = _wrap_dim(dim, ndim)
+    ref = tensors[0]._data.shape
+    for i, t_ in enumerate(tensors):
+        shape = t_._data.shape
+        if len(shape) != ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ndim} and {len(shape)}"
+            )
+        for d in range(ndim):
+            if d != dim and shape[d] != ref[d]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{ref[d]} but got size {shape[d]} for tensor number {i} in the list."
+                )
+    return Cat.apply(dim, *tensors)
