@@ -107,11 +107,10 @@ class Tensor:
 
     def _grad_accumulator(self):
         """The ``AccumulateGrad`` node of this leaf, shared by every graph that uses it."""
-        node = self._accumulator() if self._accumulator is not None else None
+        node = self._accumulator
         if node is None:
-            node = AccumulateGrad(self)
+            node = self._accumulator = AccumulateGrad(self)
             node._tensor_pre_hooks = self._hooks
-            self._accumulator = weakref.ref(node)
         return node
 
     # -- autograd attributes --------------------------------------------------
@@ -207,8 +206,8 @@ class Tensor:
         else:
             if self._hooks is None:
                 self._hooks = []
-                if self._accumulator is not None and self._accumulator() is not None:
-                    self._accumulator()._tensor_pre_hooks = self._hooks
+                if self._accumulator is not None:
+                    self._accumulator._tensor_pre_hooks = self._hooks
             hooks = self._hooks
         hooks.append(hook)
         from .autograd.function import _RemovableHandle
@@ -232,9 +231,12 @@ class Tensor:
         create_graph : bool
             Record the backward pass itself, for higher-order derivatives.
         """
-        from .autograd import backward as _backward
-
-        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        if inputs is not None:
+            raise NotImplementedError(
+                "backward(inputs=...) is not supported by autogradkit; use autograd.grad"
+            )
+        for _ in _engine.prepare(self, gradient, retain_graph, create_graph).run():
+            pass
 
     def detach(self) -> "Tensor":
         """A new leaf that shares this tensor's data (and version counter) but is cut
@@ -415,19 +417,27 @@ class Tensor:
         return repr(self)
 
     # -- arithmetic operators -------------------------------------------------------
+    # The common case, two tensors (or a tensor and a Python number), goes straight to
+    # the operation's Function; everything else takes the checked path in autogradkit.ops.
     def __add__(self, other):
+        if type(other) is Tensor or type(other) is float or type(other) is int:
+            return _Add.apply(self, other)
         return _ops_arith.add(self, other)
 
     def __radd__(self, other):
         return _ops_arith.add(self, other)
 
     def __sub__(self, other):
+        if type(other) is Tensor or type(other) is float or type(other) is int:
+            return _Sub.apply(self, other)
         return _ops_arith.sub(self, other)
 
     def __rsub__(self, other):
         return _ops_arith.rsub(self, other)
 
     def __mul__(self, other):
+        if type(other) is Tensor or type(other) is float or type(other) is int:
+            return _Mul.apply(self, other)
         return _ops_arith.mul(self, other)
 
     def __rmul__(self, other):
@@ -446,6 +456,8 @@ class Tensor:
         return _ops_arith.pow(base, self)
 
     def __matmul__(self, other):
+        if type(other) is Tensor and self._data.ndim == 2 and other._data.ndim == 2:
+            return _Mm.apply(self, other)
         return _ops_linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -822,6 +834,7 @@ def _np_zero_inplace(a):
 
 
 # Imported last: these modules need the Tensor class defined above.
+from .autograd import engine as _engine  # noqa: E402
 from .autograd import grad_mode  # noqa: E402
 from .autograd.function import AccumulateGrad  # noqa: E402
 from .ops import arithmetic as _ops_arith  # noqa: E402
@@ -829,6 +842,8 @@ from .ops import linalg as _ops_linalg  # noqa: E402
 from .ops import pointwise as _ops_pointwise  # noqa: E402
 from .ops import reduction as _ops_reduction  # noqa: E402
 from .ops import shape as _ops_shape  # noqa: E402
+from .ops.arithmetic import Add as _Add, Mul as _Mul, Sub as _Sub  # noqa: E402
+from .ops.linalg import Mm as _Mm  # noqa: E402
 
 _UFUNCS = {
     np.add: _ops_arith.add,

@@ -124,36 +124,37 @@ class _GraphTask:
         self.create_graph = create_graph
         self.captures = captures
         self.captured: list = [None] * (sum(len(v) for v in captures.values()) if captures else 0)
-        self.dependencies: dict[Node, int] = {}
-        self.buffers: dict[Node, object] = {}
-        self.owned: set[int] = set()
+        # Gradients waiting for their node: node -> [gradient, whether the engine
+        # made that array itself and may hand it to a leaf without copying].
+        self.buffers: dict[Node, list] = {}
         self.ready: list = []
-        self._counter = 0
+        self._pushed = 0
 
-        dependencies = self.dependencies
+        # 1. Count, for every node reachable from the roots, the edges into it.
+        dependencies: dict[Node, int] = {}
         stack = []
-        seen = set()
         for root in roots:
-            if root not in seen:
-                seen.add(root)
+            if root not in dependencies:
+                dependencies[root] = 0
                 stack.append(root)
         while stack:
-            node = stack.pop()
-            for slot in node._slots:
+            for slot in stack.pop()._slots:
                 child = slot[1]
-                dependencies[child] = dependencies.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
+                if child in dependencies:
+                    dependencies[child] += 1
+                else:
+                    dependencies[child] = 1
                     stack.append(child)
-        self.needed = self._nodes_leading_to_captures(seen) if captures is not None else None
+        self.dependencies = dependencies
+        self.needed = self._nodes_leading_to_captures(dependencies) if captures is not None else None
 
         for root, grad in zip(roots, root_grads):
-            self._send(root, grad, owned=False)
-        for root in seen:
-            if root in self.buffers and dependencies.get(root, 0) == 0:
+            self._send(root, grad, False)
+        for root in dict.fromkeys(roots):
+            if dependencies[root] == 0:
                 self._push(root)
 
-    def _nodes_leading_to_captures(self, nodes: set[Node]) -> set[Node]:
+    def _nodes_leading_to_captures(self, nodes) -> set[Node]:
         """autograd.grad runs only the nodes from which a requested input can be reached."""
         parents: dict[Node, list[Node]] = {}
         for node in nodes:
@@ -170,53 +171,43 @@ class _GraphTask:
         return needed
 
     def _push(self, node: Node) -> None:
-        self._counter += 1
-        heapq.heappush(self.ready, (-node._sequence_nr, self._counter, node))
+        # Highest sequence number first: the node recorded last in forward runs first.
+        self._pushed += 1
+        heapq.heappush(self.ready, (-node._sequence_nr, self._pushed, node))
 
-    def _send(self, node: Node, grad, owned: bool) -> None:
-        buffers = self.buffers
-        existing = buffers.get(node)
-        if existing is None:
-            buffers[node] = grad
-            if owned:
-                self.owned.add(id(grad))
-        elif (id(existing) in self.owned and type(existing) is np.ndarray
-              and existing.shape == grad.shape and existing.dtype == grad.dtype):
-            np.add(existing, grad, out=existing)
+    def _send(self, node: Node, grad, fresh: bool) -> None:
+        """Add ``grad`` into ``node``'s buffer (gradients from several paths sum)."""
+        entry = self.buffers.get(node)
+        if entry is None:
+            self.buffers[node] = [grad, fresh]
         else:
-            total = existing + grad
-            buffers[node] = total
-            if type(total) is np.ndarray:
-                self.owned.add(id(total))
+            entry[0] = entry[0] + grad
+            entry[1] = type(entry[0]) is np.ndarray
 
-    def run(self) -> Iterator[BackwardStep]:
+    def run(self) -> Iterator[tuple]:
+        """Run ready nodes until none is left, yielding
+        ``(node, grad_output, grads_sent, accumulations)`` after each."""
         buffers, dependencies, ready = self.buffers, self.dependencies, self.ready
         create_graph, retain_graph = self.create_graph, self.retain_graph
         captures, needed = self.captures, self.needed
-        owned = self.owned
-        index = 0
+        heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
-            node = heapq.heappop(ready)[2]
-            grad = buffers.pop(node)
-            is_owned = id(grad) in owned
-            owned.discard(id(grad))
+            node = heappop(ready)[2]
+            grad, fresh = buffers.pop(node)
             if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
                 grad = _run_pre_hooks(node, grad, create_graph)
+                fresh = False
             accumulations = ()
             if node._retained is not None:
                 accumulations = _retain(node, grad, create_graph)
             if captures is not None:
-                positions = captures.get(node)
-                if positions is not None:
-                    for position in positions:
-                        self.captured[position] = grad
+                for position in captures.get(node, ()):
+                    self.captured[position] = grad
                 if type(node) is AccumulateGrad or node not in needed:
                     continue
             if type(node) is AccumulateGrad:
-                previous = node.accumulate(grad, create_graph, is_owned)
-                accumulations = accumulations + (Accumulation(node.variable, grad, previous),)
-                yield BackwardStep(index, node, grad, (), accumulations)
-                index += 1
+                previous = node.accumulate(grad, create_graph, fresh)
+                yield node, grad, (), accumulations + (Accumulation(node.variable, grad, previous),)
                 continue
             if create_graph:
                 with grad_mode.enable_grad():
@@ -230,15 +221,40 @@ class _GraphTask:
             for slot, child_grad in zip(node._slots, sent):
                 child = slot[1]
                 if child_grad is not None:
-                    fresh = (not create_graph and child_grad is not grad
-                             and child_grad.base is None)
-                    self._send(child, child_grad, fresh)
+                    entry = buffers.get(child)
+                    if entry is None:
+                        # An array the backward formula just made (not its input passed
+                        # through, not a view) can become a leaf's .grad without a copy.
+                        buffers[child] = [child_grad, child_grad is not grad and not create_graph
+                                          and child_grad.base is None]
+                    else:
+                        entry[0] = entry[0] + child_grad
+                        entry[1] = not create_graph
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:
-                    self._push(child)
-            yield BackwardStep(index, node, grad, sent, accumulations)
-            index += 1
+                    self._pushed += 1
+                    heappush(ready, (-child._sequence_nr, self._pushed, child))
+            yield node, grad, sent, accumulations
+
+
+class _Steps:
+    """The iterator :func:`backward_steps` returns: the engine's records, numbered
+    and wrapped as :class:`BackwardStep` objects."""
+
+    def __init__(self, task: _GraphTask) -> None:
+        self.task = task
+        self._records = task.run()
+        self._index = 0
+
+    def __iter__(self) -> "_Steps":
+        return self
+
+    def __next__(self) -> BackwardStep:
+        node, grad, sent, accumulations = next(self._records)
+        step = BackwardStep(self._index, node, grad, sent, accumulations)
+        self._index += 1
+        return step
 
 
 def _run_pre_hooks(node: Node, grad, create_graph: bool):
@@ -291,7 +307,7 @@ def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: 
         if grad is None:
             if tensor._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not tensor.dtype.is_floating_point:
+            if tensor._data.dtype.kind != "f":
                 raise RuntimeError(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"torch.{tensor.dtype.name}"
@@ -380,4 +396,4 @@ def backward_steps(tensors, grad_tensors=None, retain_graph: bool | None = None,
     >>> a.grad
     tensor([4., 6.])
     """
-    return prepare(tensors, grad_tensors, retain_graph, create_graph).run()
+    return _Steps(prepare(tensors, grad_tensors, retain_graph, create_graph))

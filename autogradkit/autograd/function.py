@@ -119,12 +119,20 @@ class Node:
         Free space for your own annotations (as in PyTorch).
     """
 
-    __slots__ = (
-        "next_functions", "needs_input_grad", "_slots", "_saved", "_saved_sources",
-        "_to_save", "_sequence_nr", "_released", "_differentiable", "_output_meta",
-        "_tensor_pre_hooks", "_pre_hooks", "_post_hooks", "_retained", "metadata",
-        "__dict__", "__weakref__",
-    )
+    # The fields every recorded node sets are slots; the rest are class-level
+    # defaults that a node overrides only when it needs to (most never do), which
+    # keeps recording an operation cheap.
+    __slots__ = ("next_functions", "needs_input_grad", "_slots", "_sequence_nr",
+                 "__dict__", "__weakref__")
+    _to_save: tuple | None = None
+    _saved: tuple | None = None
+    _saved_sources: tuple | None = None
+    _released = False
+    _differentiable = False
+    _tensor_pre_hooks: list | None = None
+    _pre_hooks: list | None = None
+    _post_hooks: list | None = None
+    _retained = None
     _name = "Node"
     _function: type["Function"] | None = None
 
@@ -197,8 +205,12 @@ class Node:
             self._released = True
 
     @property
-    def mark_non_differentiable(self):  # pragma: no cover - PyTorch API completeness
-        return lambda *tensors: None
+    def metadata(self) -> dict:
+        """Free space for your own annotations on this node (as in PyTorch)."""
+        meta = self.__dict__.get("_metadata")
+        if meta is None:
+            meta = self._metadata = {}
+        return meta
 
     # -- hooks ------------------------------------------------------------------
     def register_hook(self, fn: Callable) -> "_RemovableHandle":
@@ -222,7 +234,8 @@ class Node:
         """Run ``backward`` for this node and return one gradient per entry of
         ``_slots`` (the inputs that need one), each summed back to its input's shape
         and dtype. ``None`` where ``backward`` gave none."""
-        self._differentiable = create_graph
+        if create_graph or self._differentiable:
+            self._differentiable = create_graph
         grads = self._function.backward(self, grad_output)
         if type(grads) is not tuple:
             grads = (grads,)
@@ -257,19 +270,6 @@ class _RemovableHandle:
             self._hooks.remove(self._fn)
 
 
-def _init_node(node: Node) -> None:
-    node._to_save = None
-    node._saved = None
-    node._saved_sources = None
-    node._released = False
-    node._differentiable = False
-    node._tensor_pre_hooks = None
-    node._pre_hooks = None
-    node._post_hooks = None
-    node._retained = None
-    node.metadata = {}
-
-
 class AccumulateGrad(Node):
     """The node at a leaf tensor: it adds the gradient it receives to
     ``variable.grad``. Reached through ``next_functions``; leaves themselves have
@@ -279,7 +279,6 @@ class AccumulateGrad(Node):
     _name = "AccumulateGrad"
 
     def __init__(self, variable) -> None:
-        _init_node(self)
         self.variable = variable
         self.next_functions = ()
         self.needs_input_grad = ()
@@ -367,14 +366,13 @@ class Function:
         record = False
         arrays = []
         for arg in args:
-            if isinstance(arg, Tensor):
+            if type(arg) is Tensor:
                 arrays.append(arg._data)
                 if arg._requires_grad:
                     record = True
             else:
                 arrays.append(arg)
         node = cls._node_class.__new__(cls._node_class)
-        node._to_save = None
         try:
             out = cls.forward(node, *arrays)
         except (ValueError, TypeError) as error:
@@ -387,47 +385,32 @@ class Function:
         if not record or not grad_mode._state.enabled:
             return Tensor._make(out)
 
-        _init_node_for_record(node)
+        # Record: link the node to the nodes that produced its inputs.
         next_functions = []
         needs = []
         slots = []
-        scalars_are_inputs = cls.scalars_are_inputs
         for index, arg in enumerate(args):
-            if isinstance(arg, Tensor):
+            if type(arg) is Tensor:
                 if arg._requires_grad:
                     edge = arg.grad_fn or arg._grad_accumulator()
                     next_functions.append((edge, 0))
                     needs.append(True)
                     slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
-                else:
-                    next_functions.append((None, 0))
-                    needs.append(False)
-            else:
-                if scalars_are_inputs and isinstance(arg, (int, float)):
-                    next_functions.append((None, 0))
-                needs.append(False)
+                    continue
+                next_functions.append((None, 0))
+            elif cls.scalars_are_inputs and isinstance(arg, (int, float)):
+                next_functions.append((None, 0))
+            needs.append(False)
         node.next_functions = tuple(next_functions)
         node.needs_input_grad = tuple(needs)
         node._slots = tuple(slots)
         node._sequence_nr = next(_sequence_numbers)
-        result = Tensor._make(out, grad_fn=node)
+        result = Tensor._make(out, node)
         saved = node._to_save
-        if saved:
+        if saved is not None:
             node._saved = saved
             node._saved_sources = _describe_saved(saved, args, out, result)
         return result
-
-
-def _init_node_for_record(node: Node) -> None:
-    node._saved = None
-    node._saved_sources = None
-    node._released = False
-    node._differentiable = False
-    node._tensor_pre_hooks = None
-    node._pre_hooks = None
-    node._post_hooks = None
-    node._retained = None
-    node.metadata = {}
 
 
 def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple:
@@ -435,17 +418,17 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     where kind says whether it is an input, the output, or a constant."""
     described = []
     for value in saved:
+        source = (None, 0, "constant", None)
         if value is out:
             counter = result._version_counter
-            described.append((counter, counter[0], "output", None))
-            continue
-        for arg in args:
-            if isinstance(arg, Tensor) and arg._data is value:
-                counter = arg._version_counter
-                described.append((counter, counter[0], "input", arg))
-                break
-        else:
-            described.append((None, 0, "constant", None))
+            source = (counter, counter[0], "output", None)
+        elif value is not None:
+            for arg in args:
+                if type(arg) is Tensor and arg._data is value:
+                    counter = arg._version_counter
+                    source = (counter, counter[0], "input", arg)
+                    break
+        described.append(source)
     return tuple(described)
 
 

@@ -33,24 +33,29 @@ def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
 
 
 def _numerical_jacobian(func, inputs, index: int, eps: float) -> list[np.ndarray]:
-    from .grad_mode import no_grad
-
     x = inputs[index]
     data = x._data
-    with no_grad():
-        outputs = _outputs(func, inputs)
+    outputs = _outputs(func, inputs)
     columns = [np.zeros((o.numel(), data.size)) for o in outputs]
-    flat = data.reshape(-1)
-    for j in range(data.size):
-        original = flat[j].copy()
-        with no_grad():
+    # Perturb a private, writable, C-ordered copy. ``reshape(-1)`` of a transposed
+    # or broadcast (read-only) array is a copy, so perturbing it in place would
+    # never reach ``func``: the numerical Jacobian would silently be zero.
+    work = np.array(data, order="C", copy=True)
+    flat = work.reshape(-1)
+    x._data = work
+    try:
+        for j in range(data.size):
+            original = flat[j].copy()
+            # Perturb the array directly: this is not an operation autograd should see.
             flat[j] = original + eps
             plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
             flat[j] = original - eps
             minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-        flat[j] = original
-        for k, (p, m) in enumerate(zip(plus, minus)):
-            columns[k][:, j] = (p - m) / (2 * eps)
+            flat[j] = original
+            for k, (p, m) in enumerate(zip(plus, minus)):
+                columns[k][:, j] = (p - m) / (2 * eps)
+    finally:
+        x._data = data
     return columns
 
 

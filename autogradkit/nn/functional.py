@@ -23,10 +23,11 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 
 def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+    # np.add.reduce is what np.mean/np.sum call underneath, minus their overhead.
     if reduction == "mean":
-        return np.mean(loss)
+        return np.add.reduce(loss, axis=None) / loss.size
     if reduction == "sum":
-        return np.sum(loss)
+        return np.add.reduce(loss, axis=None)
     return loss
 
 
@@ -41,7 +42,10 @@ def _sigmoid_of(z):
 
 
 def _softplus_of_neg(z):
-    """log(1 + e⁻ᶻ), computed without overflow."""
+    """log(1 + e⁻ᶻ), computed without overflow (for an array or, during a
+    create_graph pass, a tensor)."""
+    if isinstance(z, Tensor):
+        return relu(-z) + (1 + (-z.abs()).exp()).log()
     return np.maximum(-z, 0) + np.log1p(np.exp(-np.abs(z)))
 
 
@@ -62,13 +66,14 @@ class BinaryCrossEntropyWithLogits(Function):
     def forward(ctx, z, y, weight, pos_weight, reduction):
         ctx.save_for_backward(z, y, weight, pos_weight)
         ctx.reduction, ctx.count = reduction, z.size
-        max_val = np.maximum(-z, 0)
-        log_term = np.log(np.exp(-max_val) + np.exp(-z - max_val)) + max_val
+        neg_z = -z
+        max_val = np.maximum(neg_z, 0)
+        log_term = np.log(np.exp(-max_val) + np.exp(neg_z - max_val))
         if pos_weight is not None:
             log_weight = (pos_weight - 1) * y + 1
-            loss = (1 - y) * z + log_weight * log_term
+            loss = (1 - y) * z + log_weight * (log_term + max_val)
         else:
-            loss = (1 - y) * z + log_term
+            loss = (1 - y) * z + max_val + log_term
         if weight is not None:
             loss = loss * weight
         return _reduce(loss, reduction)
@@ -120,7 +125,11 @@ class BinaryCrossEntropy(Function):
         if weight is not None:
             scale = scale * weight
         eps = 1e-12  # PyTorch's EPSILON keeps p·(1 − p) away from 0
-        grad_p = (p - y) / np.maximum((1 - p) * p, eps) * scale if ctx.needs_input_grad[0] else None
+        grad_p = None
+        if ctx.needs_input_grad[0]:
+            variance = (1 - p) * p
+            variance = variance.clamp(min=eps) if isinstance(variance, Tensor) else np.maximum(variance, eps)
+            grad_p = (p - y) / variance * scale
         grad_y = None
         if ctx.needs_input_grad[1]:
             grad_y = (np.log(1 - p) - np.log(p)) * scale

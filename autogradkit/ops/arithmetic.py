@@ -204,7 +204,10 @@ class PowTensor(BinaryFunction):
         grad_y = None
         if ctx.needs_input_grad[1]:
             # Where x = 0 PyTorch defines the y-gradient as 0 (the limit of xʸ·ln x).
-            log_x = np.log(np.where(_values(x) == 0, 1, _values(x)))
+            # Adding the constant mask (x == 0) turns those zeros into ones (ln 1 = 0)
+            # while keeping ln x differentiable in x for a create_graph pass.
+            with np.errstate(divide="ignore", invalid="ignore"):
+                log_x = np.log(x + (_values(x) == 0))
             grad_y = grad_output * out * log_x
         return grad_x, grad_y
 
@@ -260,6 +263,10 @@ def _check_operand(value, name: str = "other"):
     if isinstance(value, (Tensor, int, float, bool, np.ndarray, np.generic)):
         if isinstance(value, np.ndarray):
             return _as_tensor(value)
+        if isinstance(value, np.generic):
+            # PyTorch treats a NumPy scalar like the Python number it holds: 'weak',
+            # so float32 * np.float64(2) stays float32 (NumPy would give float64).
+            return value.item()
         return value
     raise TypeError(
         f"unsupported operand: expected a Tensor or a number for '{name}', got {type(value).__name__}"

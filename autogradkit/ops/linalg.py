@@ -152,7 +152,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} and "
                 f"{other.shape[0]}x{other.shape[1]})"
             )
-        row = Unsqueeze.apply(input, 0)
+        # PyTorch computes vector @ matrix as (1×n row) @ matrix, then squeezes.
+        row = Unsqueeze.apply(input, 0) if input._requires_grad else Tensor._make(input._data[None])
         return SqueezeInplace.apply(Mm.apply(row, other), (0,))
     if a == 2 and b == 2:
         return Mm.apply(input, other)

@@ -20,8 +20,10 @@ def _dims(dim, ndim: int) -> tuple[int, ...]:
         dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
         if len(set(dims)) != len(dims):
             raise RuntimeError("dim appears multiple times in the list of dims")
-        return dims
-    return (_wrap_dim(dim, ndim),)
+    else:
+        dims = (_wrap_dim(dim, ndim),)
+    # A 0-d tensor accepts dim 0 (or -1) as PyTorch does: there is nothing to reduce.
+    return dims if ndim else ()
 
 
 def _kept_shape(shape: tuple, dims: tuple) -> tuple:
@@ -36,7 +38,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.shape = x.shape
-        return np.sum(x)
+        return x.sum()
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -69,7 +71,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.shape, ctx.count = x.shape, x.size
-        return np.mean(x)
+        return np.add.reduce(x, axis=None) / x.size
 
     @staticmethod
     def backward(ctx, grad_output):
