@@ -32,7 +32,6 @@ from .ops.reduction import argmax, max, mean, min, sum  # noqa: E402
 from .ops.shape import (  # noqa: E402
     cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze,
 )
-from .random import initial_seed, manual_seed, seed  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -64,9 +63,32 @@ def is_floating_point(input: Tensor) -> builtins_bool:  # type: ignore[name-defi
     return input.is_floating_point()
 
 
+def manual_seed(seed: int):
+    """Seed the default random generator: afterwards ``rand``/``randn`` give the same
+    numbers PyTorch gives after ``torch.manual_seed(seed)``. Returns the generator."""
+    from . import random
+
+    return random.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator non-deterministically; return the seed."""
+    from . import random
+
+    return random.seed()
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
+    from . import random
+
+    return random.initial_seed()
+
+
 def __getattr__(name: str):
-    # Visual tools import matplotlib and ipywidgets; load them only when asked for.
-    if name in ("viz", "widgets"):
+    # The generator and the visual tools load on first use, keeping
+    # `import autogradkit` fast (matplotlib and ipywidgets are heavy).
+    if name in ("viz", "widgets", "random"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

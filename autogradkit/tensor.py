@@ -527,18 +527,11 @@ class Tensor:
             self._requires_grad = True
         else:
             other_data = other._data if isinstance(other, Tensor) else other
-            try:
-                if other is None:
-                    numpy_inplace(self._data)
-                else:
-                    numpy_inplace(self._data, other_data)
-            except np.exceptions._UFuncOutputCastingError as error:
-                raise RuntimeError(
-                    f"result type {_torch_type_name(error.from_)} can't be cast to the desired "
-                    f"output type {_torch_type_name(error.to)}"
-                ) from None
-            except ValueError as error:
-                raise RuntimeError(_inplace_shape_message(self, other_data, error)) from None
+            if other is not None:
+                _check_inplace_operand(self._data, other_data)
+                numpy_inplace(self._data, other_data)
+            else:
+                numpy_inplace(self._data)
         self._version_counter[0] += 1
         return self
 
@@ -783,20 +776,25 @@ def _torch_type_name(numpy_dtype) -> str:
         np.dtype(numpy_dtype).name, str(numpy_dtype))
 
 
-def _inplace_shape_message(t: Tensor, other, error: Exception) -> str:
-    other_shape = tuple(np.shape(other))
-    return (
-        f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
-        f"{list(np.broadcast_shapes(t._data.shape, other_shape)) if _broadcastable(t._data.shape, other_shape) else list(other_shape)}"
-    )
+def _check_inplace_operand(data: np.ndarray, other) -> None:
+    """PyTorch's errors for ``a.add_(b)`` when the result would not fit in ``a``."""
+    from .ops._promotion import result_dtype
 
-
-def _broadcastable(a: tuple, b: tuple) -> bool:
+    result = result_dtype(data, other)
+    if not np.can_cast(result, data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_torch_type_name(result)} can't be cast to the desired "
+            f"output type {_torch_type_name(data.dtype)}"
+        )
+    other_shape = np.shape(other)
     try:
-        np.broadcast_shapes(a, b)
-        return True
+        shape = np.broadcast_shapes(data.shape, other_shape)
     except ValueError:
-        return False
+        raise _ops_arith.broadcast_error(data, other) from None
+    if shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
 
 
 def _store_inplace(t: Tensor, values: np.ndarray) -> None:

@@ -124,7 +124,9 @@ class BinaryCrossEntropy(Function):
         scale = _reduction_scale(grad_output, ctx.reduction, ctx.count)
         if weight is not None:
             scale = scale * weight
-        eps = 1e-12  # PyTorch's EPSILON keeps p·(1 − p) away from 0
+        # PyTorch's EPSILON = 1e-12 keeps p·(1 − p) away from 0; it reaches the kernel
+        # as a float32 scalar, so even float64 inputs are clamped at float32(1e-12).
+        eps = np.float32(1e-12)
         grad_p = None
         if ctx.needs_input_grad[0]:
             variance = (1 - p) * p
@@ -193,8 +195,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
             .replace("autogradkit.Size", "torch.Size")
         )
-    weight_data = weight
-    pos_data = pos_weight
+    # weight and pos_weight are constants of the loss, not inputs of the graph: PyTorch's
+    # node lists only (input, target) in next_functions, so pass their arrays.
+    weight_data = weight._data if isinstance(weight, Tensor) else weight
+    pos_data = pos_weight._data if isinstance(pos_weight, Tensor) else pos_weight
     return BinaryCrossEntropyWithLogits.apply(input, target, weight_data, pos_data, reduction)
 
 
@@ -208,7 +212,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             f"({input.shape}) is deprecated. Please ensure they have the same size."
             .replace("autogradkit.Size", "torch.Size")
         )
-    return BinaryCrossEntropy.apply(input, target, weight, reduction)
+    weight_data = weight._data if isinstance(weight, Tensor) else weight  # a constant (see above)
+    return BinaryCrossEntropy.apply(input, target, weight_data, reduction)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,

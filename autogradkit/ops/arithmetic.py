@@ -59,6 +59,40 @@ class Add(BinaryFunction):
         return grad_output, grad_output
 
 
+class AddScaled(BinaryFunction):
+    """f(x, y) = x + α·y for a number α (``torch.add(x, y, alpha=α)``);
+    ∂f/∂x = 1,   ∂f/∂y = α.   One node, as in PyTorch (α is not an input)."""
+
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        (ctx.alpha,) = alpha
+        x, y = promote(x, y)
+        return x + ctx.alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, (grad_output * ctx.alpha if ctx.needs_input_grad[1] else None), None
+
+
+class SubScaled(BinaryFunction):
+    """f(x, y) = x − α·y for a number α (``torch.sub(x, y, alpha=α)``);
+    ∂f/∂x = 1,   ∂f/∂y = −α"""
+
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        (ctx.alpha,) = alpha
+        x, y = promote(x, y)
+        return x - ctx.alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, (grad_output * -ctx.alpha if ctx.needs_input_grad[1] else None), None
+
+
 class Sub(BinaryFunction):
     """f(x, y) = x − y;   ∂f/∂x = 1,   ∂f/∂y = −1"""
 
@@ -96,8 +130,11 @@ class Mul(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote(x, y)
+        # Save the operands themselves, not promoted copies: the engine recognises
+        # saved inputs by identity (to check their version and, in a create_graph
+        # pass, to differentiate through them).
         ctx.save_for_backward(x, y)
+        x, y = promote(x, y)
         return x * y
 
     @staticmethod
@@ -115,10 +152,12 @@ class Div(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)  # the operands themselves (see Mul)
         x, y = promote(x, y)
         if isinstance(x, np.ndarray) and x.dtype.kind != "f":
             x = x.astype(np.float32)  # integer division gives the default float dtype
-        ctx.save_for_backward(x, y)
+            if isinstance(y, np.ndarray) and y.dtype.kind != "f":
+                y = y.astype(np.float32)  # int / int: float32, not NumPy's float64
         return x / y
 
     @staticmethod
@@ -152,7 +191,7 @@ class Reciprocal(Function):
     def forward(ctx, x):
         if x.dtype.kind != "f":
             x = x.astype(np.float32)
-        out = 1 / x
+        out = np.asarray(1 / x)  # an array even for 0-d x, so it is saved as the output
         ctx.save_for_backward(out)
         return out
 
@@ -192,15 +231,19 @@ class PowTensor(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote(x, y)
-        out = x**y
-        ctx.save_for_backward(x, y, out)
+        xp, yp = promote(x, y)
+        out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
+        ctx.save_for_backward(x, y, out)  # the operands themselves (see Mul)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         x, y, out = ctx.saved_tensors
-        grad_x = grad_output * y * x ** (y - 1) if ctx.needs_input_grad[0] else None
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            # Where y = 0 the x-gradient is 0 (PyTorch), also at x = 0 where
+            # y·x^(y−1) would be 0·∞: raise x to y − 1 + 1 = 0 there instead.
+            grad_x = grad_output * y * x ** (y - 1 + (_values(y) == 0))
         grad_y = None
         if ctx.needs_input_grad[1]:
             # Where x = 0 PyTorch defines the y-gradient as 0 (the limit of xʸ·ln x).
@@ -281,6 +324,8 @@ def add(input, other, *, alpha=1) -> Tensor:
     tensor([11., 12.])
     """
     other = _check_operand(other)
+    if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
+        return AddScaled.apply(input, other, (alpha,))  # one AddBackward0, as in PyTorch
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     if not isinstance(input, Tensor):
@@ -291,6 +336,8 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     other = _check_operand(other)
+    if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
+        return SubScaled.apply(input, other, (alpha,))  # one SubBackward0, as in PyTorch
     if alpha != 1:
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     if not isinstance(input, Tensor):

@@ -28,7 +28,10 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.exp(_float(x))
+        # np.asarray: NumPy returns a scalar for 0-d input, and the engine must see
+        # the very array it returns to treat the saved value as the output.
+        with np.errstate(over="ignore"):  # e^1000 is inf, silently, as in PyTorch
+            out = np.asarray(np.exp(_float(x)))
         ctx.save_for_backward(out)
         return out
 
@@ -63,7 +66,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, x):
         with np.errstate(invalid="ignore"):
-            out = np.sqrt(_float(x))
+            out = np.asarray(np.sqrt(_float(x)))  # an array for 0-d x too (see Exp)
         ctx.save_for_backward(out)
         return out
 
@@ -119,7 +122,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.tanh(_float(x))
+        out = np.asarray(np.tanh(_float(x)))  # an array for 0-d x too (see Exp)
         ctx.save_for_backward(out)
         return out
 
@@ -171,21 +174,31 @@ class Clamp(Function):
 
 class ClampTensor(Function):
     """f(x, lo, hi) = min(max(x, lo), hi) with tensor bounds;
-    ∂f/∂x = 1 inside the bounds, ∂f/∂lo = 1 where x < lo, ∂f/∂hi = 1 where x > hi"""
+    ∂f/∂x = 1 inside the bounds, ∂f/∂lo = 1 where x < lo, ∂f/∂hi = 1 where x > hi.
+    Where lo > hi the result is hi, so (as in PyTorch) hi gets the gradient there and
+    lo none."""
 
     node_name = "ClampBackward0"
     scalars_are_inputs = False
 
     @staticmethod
     def forward(ctx, x, low, high):
+        low = None if low is _NO_BOUND else low
+        high = None if high is _NO_BOUND else high
         out = x
         below = np.zeros(x.shape, dtype=bool) if low is None else x < low
         above = np.zeros(x.shape, dtype=bool) if high is None else x > high
+        inside = ~(below | above)
+        if low is not None and high is not None:
+            # PyTorch's clamp_backward_min_max: an inverted interval sends the
+            # gradient to max only.
+            below = below & (low < high)
+            above = above | (high < low)
         if low is not None:
             out = np.maximum(out, low)
         if high is not None:
             out = np.minimum(out, high)
-        ctx.save_for_backward(~(below | above), below, above)
+        ctx.save_for_backward(inside, below, above)
         return out
 
     @staticmethod
@@ -254,11 +267,20 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return ClampTensor.apply(input, min, max)
+        # PyTorch's ClampBackward0 always lists three inputs (x, min, max), with
+        # (None, 0) for a missing bound: a placeholder tensor stands in for it.
+        return ClampTensor.apply(input, _bound(min), _bound(max))
     for name, bound in (("min", min), ("max", max)):
         if bound is not None and not isinstance(bound, (int, float, np.number)):
             raise TypeError(f"clamp(): argument '{name}' must be a number or a Tensor, not {type(bound).__name__}")
     return Clamp.apply(input, min, max)
+
+
+_NO_BOUND = np.empty(0)
+
+
+def _bound(value):
+    return Tensor._make(_NO_BOUND) if value is None else value
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import int64 as _int64
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 
@@ -116,7 +117,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "bi":
-        input = input.to_int64() if input._data.dtype.kind == "b" else input
+        # Sums of bools count, as int64 (PyTorch); int64 sums stay int64.
+        input = input.to(_int64) if input._data.dtype.kind == "b" else input
     if dim is None:
         if keepdim:
             dim = tuple(range(input.ndim))

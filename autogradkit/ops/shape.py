@@ -254,6 +254,13 @@ class Slice(Select):
     node_name = "SliceBackward0"
 
 
+class Alias(Select):
+    """f(x) = x (``x[...]``, ``x[()]``): the whole tensor, indexed by nothing;
+    ∂f/∂x = 1"""
+
+    node_name = "AliasBackward0"
+
+
 class Index(Select):
     """f(x) = x[indices] with integer or boolean tensors (advanced indexing);
     ∂: the gradient added back at each index (repeats accumulate)"""
@@ -438,6 +445,31 @@ def normalize_key(key):
     return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
 
 
+def _split_advanced(key, ndim: int) -> tuple[list, list]:
+    """Split an index with index arrays into the basic index PyTorch applies first
+    and the advanced index it applies to the result."""
+    parts = key if isinstance(key, tuple) else (key,)
+    # A 0-d integer tensor indexes like an int (x[torch.tensor(1)] is a select).
+    parts = tuple(int(p) if isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype.kind in "iu" else p
+                  for p in parts)
+    consumed = builtins.sum(p.ndim if isinstance(p, np.ndarray) and p.dtype.kind == "b" else 1
+                            for p in parts if p is not None and p is not Ellipsis)
+    if builtins.any(p is Ellipsis for p in parts):
+        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1:]
+    basic, advanced = [], []
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            basic.extend([slice(None)] * (p.ndim if p.dtype.kind == "b" else 1))
+            advanced.append(p)
+        elif p is None or isinstance(p, slice):
+            basic.append(p)
+            advanced.append(slice(None))
+        else:  # an integer: its dimension is gone after the select
+            basic.append(p)
+    return basic, advanced
+
+
 def getitem(input: Tensor, key) -> Tensor:
     """``input[key]``, recorded the way PyTorch records it: an integer is a
     ``SelectBackward0``, a slice a ``SliceBackward0``, ``None`` an unsqueeze, and
@@ -449,7 +481,16 @@ def getitem(input: Tensor, key) -> Tensor:
             data[key]
         except IndexError as error:
             raise IndexError(str(error).replace("axis", "dimension")) from None
-        return Index.apply(input, key)
+        # PyTorch applies the integers, slices and None first (Select/Slice/Unsqueeze
+        # nodes), then one IndexBackward0 for the index tensors on what is left. So
+        # x[0, [0, 2]] is IndexBackward0(SelectBackward0(...)), and x[0, :, [0, 1]]
+        # has shape (n1, 2), where NumPy's rules would give (2, n1).
+        basic, advanced = _split_advanced(key, data.ndim)
+        if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
+            return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
+        if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
+            input = getitem(input, tuple(basic))
+        return Index.apply(input, tuple(advanced))
     parts = key if isinstance(key, tuple) else (key,)
     specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
     if specified > data.ndim:
@@ -481,8 +522,12 @@ def getitem(input: Tensor, key) -> Tensor:
                 )
             result = Select.apply(result, (slice(None),) * dim + (int(p),))
     if result is input:
-        # x[:] and x[...] are views of the whole tensor; PyTorch records an alias.
-        return Slice.apply(input, (slice(None),))
+        # A bare x[:] is a slice of the whole tensor; any other index that selects
+        # everything (x[...], x[()], x[:, :]; also on 0-d tensors) is recorded by
+        # PyTorch as an alias.
+        if isinstance(key, slice):
+            return Slice.apply(input, (slice(None),))
+        return Alias.apply(input, Ellipsis)
     return result
 
 

@@ -1,0 +1,208 @@
+"""Packaging and repository hygiene: metadata, license, README, CI script.
+
+These tests read files at the repository root, so they run from a clone (or an
+sdist), not from an installed wheel alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = ROOT / "pyproject.toml"
+README = ROOT / "README.md"
+LICENSE = ROOT / "LICENSE"
+CI_RUN = ROOT / ".ci" / "run"
+BENCH = ROOT / "benchmarks" / "bench_core.py"
+
+# Heavy or optional packages that `import autogradkit` must never pull in.
+FORBIDDEN_ON_IMPORT = ("matplotlib", "ipywidgets", "IPython", "torch", "scipy", "pandas")
+
+
+def _pyproject() -> dict:
+    with PYPROJECT.open("rb") as f:
+        return tomllib.load(f)
+
+
+def _requirement_name(req: str) -> str:
+    return re.split(r"[\s\[<>=!~;@]", req.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _run_python(code: str, **kwargs) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, **kwargs)
+
+
+# ---------------------------------------------------------------- import
+
+
+def test_import_pulls_in_no_heavy_or_optional_packages():
+    code = (
+        "import sys, autogradkit\n"
+        f"bad = sorted(m for m in {FORBIDDEN_ON_IMPORT!r} if m in sys.modules)\n"
+        "print(repr(bad))\n"
+    )
+    proc = _run_python(code)
+    assert proc.returncode == 0, f"`import autogradkit` failed:\n{proc.stderr}"
+    assert proc.stdout.strip() == "[]", (
+        f"`import autogradkit` imported {proc.stdout.strip()}; the core must need NumPy only"
+    )
+
+
+def test_import_is_a_real_package_not_a_namespace():
+    proc = _run_python("import autogradkit; print(autogradkit.__file__)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("__init__.py"), (
+        f"autogradkit.__file__ is {proc.stdout.strip()}: autogradkit/__init__.py is missing, "
+        "so Python imports an empty namespace package"
+    )
+
+
+# ---------------------------------------------------------------- metadata
+
+
+def test_pyproject_core_metadata():
+    project = _pyproject()["project"]
+    assert project["name"] == "autogradkit"
+    assert project["requires-python"] == ">=3.11"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", project["version"])
+    assert project["license"] == "BSD-3-Clause"
+
+
+def test_numpy_is_the_only_core_dependency():
+    deps = _pyproject()["project"]["dependencies"]
+    assert [_requirement_name(d) for d in deps] == ["numpy"], deps
+
+
+def test_extras_and_torch_is_never_a_dependency():
+    project = _pyproject()["project"]
+    extras = project["optional-dependencies"]
+    assert {"lab", "test", "dev"} <= set(extras)
+    lab = {_requirement_name(r) for r in extras["lab"]}
+    assert {"jupyterlab", "ipywidgets", "matplotlib"} <= lab
+    test = {_requirement_name(r) for r in extras["test"]}
+    assert {"pytest", "hypothesis", "nbval"} <= test
+    # torch is installed separately (CPU wheel) by .ci/run for differential
+    # tests; as a requirement pip would fetch several GB of CUDA packages.
+    for name, reqs in extras.items():
+        assert "torch" not in {_requirement_name(r) for r in reqs}, f"torch in extra {name!r}"
+
+
+def test_build_backend_is_hatchling():
+    assert _pyproject()["build-system"]["build-backend"] == "hatchling.build"
+
+
+def test_pytest_markers_are_declared():
+    ini = _pyproject()["tool"]["pytest"]["ini_options"]
+    assert ini["testpaths"] == ["tests"]
+    declared = {m.split(":", 1)[0].strip() for m in ini["markers"]}
+    assert {"e2e", "torch", "slow"} <= declared
+    assert "--strict-markers" in ini["addopts"]
+
+
+# ---------------------------------------------------------------- license
+
+
+def test_license_is_bsd_3_clause():
+    text = LICENSE.read_text()
+    assert text.startswith("BSD 3-Clause License")
+    assert "Copyright (c) 2026, the autogradkit developers" in text
+    for clause in (
+        "Redistribution and use in source and binary forms, with or without",
+        "Redistributions of source code must retain the above copyright notice",
+        "Redistributions in binary form must reproduce the above copyright notice",
+        "Neither the name of the copyright holder nor the names of its",
+        'THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS"',
+    ):
+        assert clause in text, clause
+
+
+# ---------------------------------------------------------------- README / CI
+
+
+def _quick_start_commands() -> list[str]:
+    text = README.read_text()
+    m = re.search(r"^## Quick start\n(.*?)(?=^## )", text, flags=re.S | re.M)
+    assert m, "README has no '## Quick start' section"
+    blocks = re.findall(r"```(?:sh|bash|console)?\n(.*?)```", m.group(1), flags=re.S)
+    return [b.strip() for b in blocks]
+
+
+def test_readme_quick_start_has_exactly_two_single_line_commands():
+    commands = _quick_start_commands()
+    assert len(commands) == 2, commands
+    for cmd in commands:
+        assert "\n" not in cmd, f"not a single line: {cmd!r}"
+        assert cmd.startswith("python3 -m venv .venv && "), cmd
+    lab, test = commands
+    assert ".venv/bin/jupyter lab" in lab
+    assert ".venv/bin/python -m pytest" in test
+
+
+def test_readme_commands_name_existing_extras():
+    extras = set(_pyproject()["project"]["optional-dependencies"])
+    for cmd in _quick_start_commands():
+        for extra in re.findall(r'-e "\.\[([\w,-]+)\]"', cmd):
+            assert set(extra.split(",")) <= extras, (cmd, extras)
+
+
+def test_ci_runs_the_readme_test_command():
+    _, test_cmd = _quick_start_commands()
+    ci_lines = {line.strip() for line in CI_RUN.read_text().splitlines()}
+    # The README's one-liner, split at `&&`: CI creates the same venv, installs
+    # the same extra and runs exactly the same pytest invocation.
+    steps = [s.strip() for s in test_cmd.split("&&")]
+    assert steps[0] == "python3 -m venv .venv"
+    for step in steps:
+        assert step in ci_lines, f"{step!r} from the README is not a line of .ci/run"
+    pytest_step = steps[-1]
+    assert "pytest" in pytest_step
+    ci_pytest = [l for l in ci_lines if "-m pytest" in l and not l.startswith("#")]
+    assert ci_pytest == [pytest_step], ci_pytest
+
+
+def test_ci_script_is_valid_strict_bash():
+    text = CI_RUN.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in text
+    assert "torch==2.13.0" in text
+    assert "bench_core.py --quick" in text
+    proc = subprocess.run(["bash", "-n", str(CI_RUN)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_readme_layout_names_files_that_exist():
+    text = README.read_text()
+    m = re.search(r"^## Layout\n(.*?)(?=^## )", text, flags=re.S | re.M)
+    assert m, "README has no '## Layout' section"
+    paths = re.findall(r"^\| `(autogradkit/[^`]+)` \|", m.group(1), flags=re.M)
+    assert paths, "no autogradkit paths found in the Layout table"
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert not missing, f"README's Layout names files that do not exist: {missing}"
+
+
+# ---------------------------------------------------------------- benchmark
+
+
+def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--libs", "numpy", "--only", "chain,tutorial",
+         "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "chain" in proc.stdout and "tutorial" in proc.stdout
+    report = json.loads(out.read_text())
+    by_name = {r["workload"]: r for r in report["results"]}
+    assert by_name["chain"]["us_per_iter"]["numpy"] > 0
+    assert by_name["tutorial"]["us_per_iter"]["numpy"] > 0
