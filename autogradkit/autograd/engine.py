@@ -181,8 +181,9 @@ class _GraphTask:
         if entry is None:
             self.buffers[node] = [grad, fresh]
         else:
-            entry[0] = entry[0] + grad
-            entry[1] = type(entry[0]) is np.ndarray
+            total = entry[0] + grad
+            is_array = type(total) is not Tensor
+            entry[0], entry[1] = (np.asarray(total) if is_array else total), is_array
 
     def run(self) -> Iterator[tuple]:
         """Run ready nodes until none is left, yielding
@@ -228,8 +229,10 @@ class _GraphTask:
                         buffers[child] = [child_grad, child_grad is not grad and not create_graph
                                           and child_grad.base is None]
                     else:
-                        entry[0] = entry[0] + child_grad
-                        entry[1] = not create_graph
+                        total = entry[0] + child_grad
+                        if not create_graph:
+                            total = np.asarray(total)  # 0-d sums come back as scalars
+                        entry[0], entry[1] = total, not create_graph
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:

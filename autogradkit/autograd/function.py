@@ -243,6 +243,8 @@ class Node:
         for index, _, _, shape, dtype in self._slots:
             grad = grads[index]
             if grad is not None:
+                if type(grad) is not np.ndarray and not create_graph:
+                    grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
                 if grad.shape != shape:
                     grad = sum_to_shape(grad, shape)
                     if grad.shape != shape:

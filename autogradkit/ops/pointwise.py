@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._promotion import promote
+from ._promotion import _cast, promote, result_dtype
 from .arithmetic import BinaryFunction, _check_operand
 
 __all__ = ["exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "maximum"]
@@ -185,6 +185,10 @@ class ClampTensor(Function):
     def forward(ctx, x, low, high):
         low = None if low is _NO_BOUND else low
         high = None if high is _NO_BOUND else high
+        # PyTorch promotes the three operands together (a 0-d float64 bound does not
+        # make a float32 tensor float64).
+        target = result_dtype(x, low, high)
+        x, low, high = (None if v is None else _cast(v, target) for v in (x, low, high))
         out = x
         below = np.zeros(x.shape, dtype=bool) if low is None else x < low
         above = np.zeros(x.shape, dtype=bool) if high is None else x > high
