@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
-from .tensor import FLOAT_ONLY_MESSAGE, Tensor
+from .tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "eye", "arange",
@@ -21,56 +21,99 @@ __all__ = [
 ]
 
 
-def _check_dtype(dtype) -> DType | None:
+# What a factory function says when asked for an integer tensor that requires grad
+# (Tensor.requires_grad_ words it differently, as PyTorch does).
+FACTORY_FLOAT_ONLY_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
+
+# Python's own types are accepted as dtypes, as in PyTorch: float means float64.
+_PYTHON_TYPES = {float: _dtype.float64, int: _dtype.int64, bool: _dtype.bool}
+
+
+def _check_dtype(dtype, who: str = "tensor") -> DType | None:
     if dtype is None or isinstance(dtype, DType):
         return dtype
-    raise TypeError(
-        f"dtype must be an autogradkit dtype such as autogradkit.float32, autogradkit.float64, "
-        f"autogradkit.int64 or autogradkit.bool, not {dtype!r}"
-    )
+    if dtype in _PYTHON_TYPES:
+        return _PYTHON_TYPES[dtype]
+    raise TypeError(f"{who}(): argument 'dtype' must be autogradkit.dtype, not {type(dtype).__name__}")
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
         if data.dtype.kind != "f":
-            raise RuntimeError(FLOAT_ONLY_MESSAGE)
+            raise RuntimeError(FACTORY_FLOAT_ONLY_MESSAGE)
         t._requires_grad = True
     return t
 
 
-def _infer_nested(data: Any, dim: int = 0) -> tuple[tuple[int, ...], int]:
-    """Shape of nested lists and the 'widest' scalar kind in them
-    (0 bool, 1 int, 2 float), with PyTorch's errors for ragged or odd input."""
+_KIND_OF_DTYPE = {"b": 0, "i": 1, "u": 1, "f": 2}
+
+
+def _infer_nested(data: Any) -> tuple[tuple[int, ...], int]:
+    """Shape of nested lists and the 'widest' scalar kind in them (0 bool, 1 int,
+    2 float), with PyTorch's errors for odd input. Like PyTorch: the shape comes
+    from the first element at each depth, the dtype from every element, and only
+    then is each element checked against the shape."""
+    shape = _first_shape(data)
+    kind = _scan_kind(data)
+    _check_shape(data, shape, kind, 0)
+    return shape, (2 if kind < 0 else kind)
+
+
+def _first_shape(data: Any) -> tuple[int, ...]:
+    shape = []
+    while isinstance(data, (list, tuple)):
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+        if isinstance(data, str):
+            raise ValueError("too many dimensions 'str'")
+    if isinstance(data, (Tensor, np.ndarray)):
+        shape.extend(data.shape)
+    return tuple(shape)
+
+
+def _scan_kind(data: Any) -> int:
+    """The widest kind of any element (-1 for no elements at all)."""
     if isinstance(data, Tensor):
-        return data._data.shape, 2 if data._data.dtype.kind == "f" else (1 if data._data.dtype.kind == "i" else 0)
-    if isinstance(data, (bool, np.bool_)):
-        return (), 0
-    if isinstance(data, (numbers.Integral,)):
-        return (), 1
-    if isinstance(data, numbers.Real):
-        return (), 2
+        return _KIND_OF_DTYPE[data._data.dtype.kind]
     if isinstance(data, np.ndarray):
-        kind = {"b": 0, "i": 1, "u": 1, "f": 2}.get(data.dtype.kind)
+        kind = _KIND_OF_DTYPE.get(data.dtype.kind)
         if kind is None:
             raise TypeError(f"can't convert np.ndarray of type {data.dtype} to a tensor; "
                             "use float, int or bool arrays")
-        return data.shape, kind
+        return kind
+    if isinstance(data, (bool, np.bool_)):
+        return 0
+    if isinstance(data, numbers.Integral):
+        return 1
+    if isinstance(data, numbers.Real):
+        return 2
     if isinstance(data, (list, tuple)):
-        if not data:
-            return (0,), 2
-        shapes_kinds = [_infer_nested(item, dim + 1) for item in data]
-        first = shapes_kinds[0][0]
-        for shape, _ in shapes_kinds[1:]:
-            if len(shape) != len(first) or shape != first:
-                bad = shape[0] if shape else 0
-                if len(shape) != len(first) and not shape:
-                    raise ValueError(f"expected sequence of length {first[0]} at dim {dim + 1} (got 0)")
-                raise ValueError(
-                    f"expected sequence of length {first[0] if first else 0} at dim {dim + 1} (got {bad})"
-                )
-        return (len(data),) + first, max(kind for _, kind in shapes_kinds)
-    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        return max((_scan_kind(item) for item in data), default=-1)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _check_shape(data: Any, shape: tuple, kind: int, dim: int) -> None:
+    if isinstance(data, (list, tuple)):
+        if dim >= len(shape):  # a sequence where a number was expected
+            name = type(data).__name__
+            raise TypeError(f"'{name}' object cannot be interpreted as an integer" if kind < 2
+                            else f"must be real number, not {name}")
+        if len(data) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+        for item in data:
+            _check_shape(item, shape, kind, dim + 1)
+    elif isinstance(data, (Tensor, np.ndarray)):
+        if tuple(data.shape) != tuple(shape[dim:]):
+            got = data.shape[0] if data.ndim else 0
+            raise ValueError(f"expected sequence of length {shape[dim] if dim < len(shape) else 0} "
+                             f"at dim {dim} (got {got})")
+    elif dim < len(shape):  # a number where a sequence was expected
+        raise TypeError("not a sequence")
 
 
 def tensor(data: Any, dtype: DType | None = None, requires_grad: bool = False, device=None) -> Tensor:
@@ -84,8 +127,10 @@ def tensor(data: Any, dtype: DType | None = None, requires_grad: bool = False, d
     >>> torch.tensor([1.0, 2.0], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
-    dtype = _check_dtype(dtype)
+    dtype = _check_dtype(dtype, "tensor")
     _check_device(device)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
     if isinstance(data, Tensor):
         array = data._data.copy()
     elif isinstance(data, np.ndarray):
@@ -103,7 +148,7 @@ def tensor(data: Any, dtype: DType | None = None, requires_grad: bool = False, d
         try:
             array = np.array(data, dtype=default if dtype is None else dtype.numpy)
         except OverflowError:
-            raise RuntimeError(f"Overflow when unpacking long") from None
+            raise ValueError("Overflow when unpacking long long") from None
         array = array.reshape(shape)
     if dtype is not None and array.dtype != dtype.numpy:
         array = array.astype(dtype.numpy)
@@ -135,19 +180,28 @@ def _check_device(device) -> None:
         raise RuntimeError(f"autogradkit runs on the CPU only; device={device!r} is not available")
 
 
-def _size(size: Sequence, kw_size) -> tuple[int, ...]:
+def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:
+    """The shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(size=(2, 3))``,
+    with PyTorch's errors."""
     if kw_size is not None:
         if size:
-            raise TypeError("give the size either as arguments or as size=..., not both")
+            raise TypeError(f"{who}() got multiple values for argument 'size'")
         size = (kw_size,)
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    if size and isinstance(size[0], (tuple, list)):
+        if len(size) > 1:
+            raise TypeError(f"{who}() takes 1 positional argument but {len(size)} were given")
         size = tuple(size[0])
+    for i, n in enumerate(size):
+        if not isinstance(n, (int, np.integer)):
+            if len(size) == 1:
+                raise TypeError(f"{who}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"not {type(n).__name__}")
+            raise TypeError(f"{who}(): argument 'size' failed to unpack the object at pos {i + 1} "
+                            f"with error \"type must be tuple of ints,but got {type(n).__name__}\"")
     for n in size:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-            raise TypeError(
-                f"size must be a tuple of ints, but got an element of type {type(n).__name__}"
-            )
         if n < 0:
+            if who == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {n}: {list(size)}"
             )
@@ -155,13 +209,13 @@ def _size(size: Sequence, kw_size) -> tuple[int, ...]:
 
 
 def _float_dtype(dtype: DType | None, who: str) -> np.dtype:
-    dtype = _check_dtype(dtype) or _dtype.float32
+    dtype = _check_dtype(dtype, who) or _dtype.float32
     return dtype.numpy
 
 
 def ones(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
     """A tensor of ones: ``ones(5)``, ``ones(2, 3)`` or ``ones((2, 3))``."""
-    shape = _size(size, kwargs.pop("size", None))
+    shape = _size(size, kwargs.pop("size", None), "ones")
     _check_device(kwargs.pop("device", None))
     _no_extra(kwargs, "ones")
     return _leaf(np.ones(shape, dtype=_float_dtype(dtype, "ones")), requires_grad)
@@ -169,7 +223,7 @@ def ones(*size, dtype: DType | None = None, requires_grad: bool = False, **kwarg
 
 def zeros(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
     """A tensor of zeros."""
-    shape = _size(size, kwargs.pop("size", None))
+    shape = _size(size, kwargs.pop("size", None), "zeros")
     _check_device(kwargs.pop("device", None))
     _no_extra(kwargs, "zeros")
     return _leaf(np.zeros(shape, dtype=_float_dtype(dtype, "zeros")), requires_grad)
@@ -182,18 +236,19 @@ def empty(*size, dtype: DType | None = None, requires_grad: bool = False, **kwar
 
 def full(size, fill_value, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (its dtype follows the value)."""
-    shape = _size((size,), None)
+    shape = _size((size,), None, "full")
     if dtype is None:
         dtype = _dtype.bool if isinstance(fill_value, bool) else (
             _dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.float32)
-    return _leaf(np.full(shape, fill_value, dtype=_check_dtype(dtype).numpy), requires_grad)
+    return _leaf(np.full(shape, fill_value, dtype=_check_dtype(dtype, "full").numpy), requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     """The ``n×m`` identity matrix (``m`` defaults to ``n``)."""
-    for name, value in (("n", n), ("m", m)):
+    for position, (name, value) in enumerate((("n", n), ("m", m)), start=1):
         if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)):
-            raise TypeError(f"eye(): argument '{name}' must be int, not {type(value).__name__}")
+            raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, "
+                            f"not {type(value).__name__}")
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return _leaf(np.eye(n, m, dtype=_float_dtype(dtype, "eye")), requires_grad)
@@ -207,13 +262,13 @@ def arange(start, end=None, step=1, dtype: DType | None = None, requires_grad: b
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.float32
     count = int(np.ceil((end - start) / step))
     values = start + step * np.arange(count, dtype=np.float64)
-    return _leaf(values.astype(_check_dtype(dtype).numpy), requires_grad)
+    return _leaf(values.astype(_check_dtype(dtype, "arange").numpy), requires_grad)
 
 
 def linspace(start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -226,7 +281,7 @@ def rand(*size, dtype: DType | None = None, requires_grad: bool = False, generat
     gives after the same ``manual_seed``."""
     from . import random
 
-    shape = _size(size, kwargs.pop("size", None))
+    shape = _size(size, kwargs.pop("size", None), "rand")
     _check_device(kwargs.pop("device", None))
     _no_extra(kwargs, "rand")
     gen = generator or random.default_generator
@@ -244,7 +299,7 @@ def randn(*size, dtype: DType | None = None, requires_grad: bool = False, genera
     """
     from . import random
 
-    shape = _size(size, kwargs.pop("size", None))
+    shape = _size(size, kwargs.pop("size", None), "randn")
     _check_device(kwargs.pop("device", None))
     _no_extra(kwargs, "randn")
     gen = generator or random.default_generator
@@ -260,9 +315,9 @@ def randint(low, high=None, size=None, dtype: DType | None = None, generator=Non
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     gen = generator or random.default_generator
-    values = gen.randint(low, high, _size((size,), None))
+    values = gen.randint(low, high, _size((size,), None, "randint"))
     if dtype is not None:
-        values = values.astype(_check_dtype(dtype).numpy)
+        values = values.astype(_check_dtype(dtype, "randint").numpy)
     return _leaf(values, False)
 
 

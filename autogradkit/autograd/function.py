@@ -52,6 +52,8 @@ from ..tensor import Tensor
 __all__ = ["Function", "Node", "AccumulateGrad", "FunctionCtx", "once_differentiable"]
 
 _sequence_numbers = itertools.count()
+# Marks a node whose saved tensors a backward pass has freed.
+_RELEASED = ()
 
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -123,11 +125,7 @@ class Node:
     # defaults that a node overrides only when it needs to (most never do), which
     # keeps recording an operation cheap.
     __slots__ = ("next_functions", "needs_input_grad", "_slots", "_sequence_nr",
-                 "__dict__", "__weakref__")
-    _to_save: tuple | None = None
-    _saved: tuple | None = None
-    _saved_sources: tuple | None = None
-    _released = False
+                 "_to_save", "_saved", "_saved_sources", "__dict__", "__weakref__")
     _differentiable = False
     _tensor_pre_hooks: list | None = None
     _pre_hooks: list | None = None
@@ -165,11 +163,11 @@ class Node:
             After the graph was freed by a previous backward pass, or when one of them
             was modified in place since it was saved.
         """
-        if self._released:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         sources = self._saved_sources
         if sources is None:
             return self._saved
+        if sources is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
                 self._raise_modified(counter, version)
@@ -201,8 +199,7 @@ class Node:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
         if self._saved is not None:
             self._saved = None
-            self._saved_sources = None
-            self._released = True
+            self._saved_sources = _RELEASED
 
     @property
     def metadata(self) -> dict:
@@ -281,6 +278,7 @@ class AccumulateGrad(Node):
     _name = "AccumulateGrad"
 
     def __init__(self, variable) -> None:
+        self._to_save = self._saved = self._saved_sources = None
         self.variable = variable
         self.next_functions = ()
         self.needs_input_grad = ()
@@ -375,6 +373,7 @@ class Function:
             else:
                 arrays.append(arg)
         node = cls._node_class.__new__(cls._node_class)
+        node._to_save = None
         try:
             out = cls.forward(node, *arrays)
         except (ValueError, TypeError) as error:
@@ -409,9 +408,8 @@ class Function:
         node._sequence_nr = next(_sequence_numbers)
         result = Tensor._make(out, node)
         saved = node._to_save
-        if saved is not None:
-            node._saved = saved
-            node._saved_sources = _describe_saved(saved, args, out, result)
+        node._saved = saved
+        node._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
         return result
 
 

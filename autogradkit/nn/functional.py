@@ -228,7 +228,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             UserWarning, stacklevel=2,
         )
         try:
-            np.broadcast_shapes(input._data.shape, target._data.shape)
+            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
         except ValueError:
             raise broadcast_error(input._data, target._data) from None
+        # PyTorch broadcasts both first (torch.broadcast_tensors): ExpandBackward0 nodes.
+        if input._data.shape != shape:
+            input = input.expand(*shape)
+        if target._data.shape != shape:
+            target = target.expand(*shape)
     return MseLoss.apply(input, target, reduction)

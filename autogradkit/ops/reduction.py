@@ -18,9 +18,11 @@ __all__ = ["sum", "mean", "max", "min", "argmax"]
 
 def _dims(dim, ndim: int) -> tuple[int, ...]:
     if isinstance(dim, (list, tuple)):
-        dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-        if len(set(dims)) != len(dims):
-            raise RuntimeError("dim appears multiple times in the list of dims")
+        wrapped = [_wrap_dim(d, ndim) for d in dim]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims = tuple(sorted(wrapped))
     else:
         dims = (_wrap_dim(dim, ndim),)
     # A 0-d tensor accepts dim 0 (or -1) as PyTorch does: there is nothing to reduce.

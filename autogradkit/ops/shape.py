@@ -267,6 +267,19 @@ class Index(Select):
 
     node_name = "IndexBackward0"
 
+    @staticmethod
+    def forward(ctx, x, key):
+        # PyTorch's IndexBackward0 saves the index tensors, so a second backward
+        # pass through a freed graph fails here as it does there.
+        parts = key if isinstance(key, tuple) else (key,)
+        ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
+        return Select.forward(ctx, x, key)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
+        return Select.backward(ctx, grad_output)
+
 
 class Stack(Function):
     """f(x₁, …, xₙ) = the xᵢ stacked along a new dimension;   ∂f/∂xᵢ = slice i of
@@ -445,6 +458,26 @@ def normalize_key(key):
     return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
 
 
+def _check_advanced(data: np.ndarray, advanced: list) -> None:
+    """PyTorch's errors for index tensors that do not fit ``data``."""
+    dim = 0
+    for p in advanced:
+        if isinstance(p, np.ndarray) and p.dtype.kind == "b":
+            for k, n in enumerate(p.shape):
+                if dim + k >= data.ndim or data.shape[dim + k] != n:
+                    raise IndexError(
+                        f"The shape of the mask {list(p.shape)} at index {k} does not match the "
+                        f"shape of the indexed tensor {list(data.shape)} at index {dim + k}"
+                    )
+            dim += p.ndim
+        else:
+            dim += 1
+    try:
+        data[tuple(advanced)]
+    except IndexError as error:
+        raise IndexError(str(error).replace("axis", "dimension")) from None
+
+
 def _split_advanced(key, ndim: int) -> tuple[list, list]:
     """Split an index with index arrays into the basic index PyTorch applies first
     and the advanced index it applies to the result."""
@@ -454,6 +487,8 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
                   for p in parts)
     consumed = builtins.sum(p.ndim if isinstance(p, np.ndarray) and p.dtype.kind == "b" else 1
                             for p in parts if p is not None and p is not Ellipsis)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if builtins.any(p is Ellipsis for p in parts):
         at = next(i for i, p in enumerate(parts) if p is Ellipsis)
         parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1:]
@@ -477,10 +512,6 @@ def getitem(input: Tensor, key) -> Tensor:
     key = normalize_key(key)
     data = input._data
     if not _is_basic(key):
-        try:
-            data[key]
-        except IndexError as error:
-            raise IndexError(str(error).replace("axis", "dimension")) from None
         # PyTorch applies the integers, slices and None first (Select/Slice/Unsqueeze
         # nodes), then one IndexBackward0 for the index tensors on what is left. So
         # x[0, [0, 2]] is IndexBackward0(SelectBackward0(...)), and x[0, :, [0, 1]]
@@ -490,9 +521,15 @@ def getitem(input: Tensor, key) -> Tensor:
             return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
         if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
             input = getitem(input, tuple(basic))
+        _check_advanced(input._data, advanced)
         return Index.apply(input, tuple(advanced))
     parts = key if isinstance(key, tuple) else (key,)
     specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if data.ndim == 0 and builtins.any(isinstance(p, (int, np.integer)) for p in parts):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+            "in C++ to convert a 0-dim tensor to a number"
+        )
     if specified > data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {data.ndim}")
     if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
@@ -501,7 +538,7 @@ def getitem(input: Tensor, key) -> Tensor:
     # Apply the parts one dimension at a time, as PyTorch does, so the graph shows
     # one node per non-trivial index.
     result, dim = input, 0
-    for p in parts:
+    for position, p in enumerate(parts):
         if p is None:
             result = Unsqueeze.apply(result, dim)
             dim += 1
@@ -509,16 +546,18 @@ def getitem(input: Tensor, key) -> Tensor:
             if p == slice(None):
                 dim += 1
                 continue
-            size = result._data.shape[dim]
-            if p.step is not None and p.step <= 0:
+            if p.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if p.step is not None and p.step < 0:
                 raise ValueError("step must be greater than zero")
             result = Slice.apply(result, (slice(None),) * dim + (p,))
             dim += 1
         else:
             size = result._data.shape[dim]
             if not -size <= p < size:
+                # PyTorch counts the dimension by the index's position (None included).
                 raise IndexError(
-                    f"index {p} is out of bounds for dimension {dim} with size {size}"
+                    f"index {p} is out of bounds for dimension {position} with size {size}"
                 )
             result = Select.apply(result, (slice(None),) * dim + (int(p),))
     if result is input:
@@ -536,6 +575,8 @@ def _tensors_arg(tensors, name: str) -> list[Tensor]:
         raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
                         f"not {type(tensors).__name__}")
     if not tensors:
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
         raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
     for i, t_ in enumerate(tensors):
         if not isinstance(t_, Tensor):
