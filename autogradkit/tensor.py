@@ -121,6 +121,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self.grad_fn is None and self._data.dtype.kind != "f":
+            raise RuntimeError(FLOAT_ONLY_MESSAGE)  # the setter words it as the factories do
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -134,14 +136,15 @@ class Tensor:
         """
         if not isinstance(requires_grad, (bool, np.bool_)):
             raise TypeError(
-                f"requires_grad_(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{type(requires_grad).__name__}"
             )
         if self.grad_fn is not None:
             if requires_grad:
                 return self
             raise RuntimeError(NON_LEAF_REQUIRES_GRAD_MESSAGE)
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError(FLOAT_ONLY_MESSAGE)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = builtins.bool(requires_grad)
         return self
 
@@ -167,9 +170,20 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor "
+                    f"of size '{list(self._data.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c_type_name(value._data.dtype)}' "
+                    f"to a tensor with grad_dtype '{_torch_type_name(self._data.dtype)}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+                    "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
+                )
         self._grad = value
 
     @grad.deleter
@@ -235,8 +249,9 @@ class Tensor:
             raise NotImplementedError(
                 "backward(inputs=...) is not supported by autogradkit; use autograd.grad"
             )
-        for _ in _engine.prepare(self, gradient, retain_graph, create_graph).run():
-            pass
+        if create_graph:
+            warnings.warn(_engine.CREATE_GRAPH_BACKWARD_WARNING, UserWarning, stacklevel=2)
+        _engine.run_to_end(_engine.prepare(self, gradient, retain_graph, create_graph))
 
     def detach(self) -> "Tensor":
         """A new leaf that shares this tensor's data (and version counter) but is cut
@@ -337,11 +352,29 @@ class Tensor:
         """Convert to another dtype (``t.to(torch.float64)``); devices other than
         ``"cpu"`` are not available."""
         target = kwargs.get("dtype")
+        if target is not None and not isinstance(target, DType):
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got (dtype={type(target).__name__}, ), "
+                "but expected one of:\n"
+                " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+                "bool copy = False, *, torch.memory_format memory_format = None)\n"
+                " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+                "torch.memory_format memory_format = None)\n"
+                " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+                "torch.memory_format memory_format = None)\n"
+            )
         for arg in args:
             if isinstance(arg, DType):
                 target = arg
-            elif isinstance(arg, str) and arg != "cpu":
-                raise RuntimeError(f"autogradkit runs on the CPU only; cannot move a tensor to {arg!r}")
+            elif isinstance(arg, str):
+                if arg not in ("cpu", "cuda", "mps") and not arg.startswith(("cpu:", "cuda:")):
+                    raise RuntimeError(f"Invalid device string: '{arg}'")
+                if arg != "cpu" and not arg.startswith("cpu:"):
+                    raise RuntimeError(f"autogradkit runs on the CPU only; cannot move a tensor to {arg!r}")
+            elif isinstance(arg, Tensor):
+                target = arg.dtype
+            else:
+                raise TypeError(f"to() expects a dtype, a device string or a tensor, not {type(arg).__name__}")
         if target is None or target.numpy == self._data.dtype:
             return self
         return _ops_shape.to_dtype(self, target)
@@ -377,11 +410,20 @@ class Tensor:
             )
         return builtins.bool(self._data.reshape(()))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return builtins.float(self.item())
+        return builtins.float(self._scalar())
 
     def __int__(self) -> int:
-        return builtins.int(self.item())
+        return builtins.int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -412,9 +454,10 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return repr(self)
+        # As in PyTorch: a 0-d tensor formats as its Python number (f"{loss:.3f}").
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        return format(repr(self), spec)
 
     # -- arithmetic operators -------------------------------------------------------
     # The common case, two tensors (or a tensor and a Python number), goes straight to
@@ -537,15 +580,17 @@ class Tensor:
 
     def add_(self, other, *, alpha=1) -> "Tensor":
         """In place: ``self += alpha * other``."""
-        if alpha != 1:
-            other = other * alpha
-        return self._inplace(_ops_arith.add, _np_add_inplace, other)
+        if alpha == 1:
+            return self._inplace(_ops_arith.add, _np_add_inplace, other)
+        return self._inplace(lambda a, b: _ops_arith.add(a, b, alpha=alpha),
+                             lambda a, b: _np_add_inplace(a, b * alpha), other)
 
     def sub_(self, other, *, alpha=1) -> "Tensor":
         """In place: ``self -= alpha * other``."""
-        if alpha != 1:
-            other = other * alpha
-        return self._inplace(_ops_arith.sub, _np_sub_inplace, other)
+        if alpha == 1:
+            return self._inplace(_ops_arith.sub, _np_sub_inplace, other)
+        return self._inplace(lambda a, b: _ops_arith.sub(a, b, alpha=alpha),
+                             lambda a, b: _np_sub_inplace(a, b * alpha), other)
 
     def mul_(self, other) -> "Tensor":
         """In place: ``self *= other``."""
@@ -587,7 +632,10 @@ class Tensor:
 
     def __setitem__(self, key, value) -> None:
         if self._requires_grad and grad_mode._state.enabled:
-            self._check_inplace()
+            if self.grad_fn is None:
+                raise RuntimeError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                )
             raise NotImplementedError(
                 "autogradkit does not record item assignment on tensors that require grad; "
                 "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
@@ -662,7 +710,7 @@ class Tensor:
     clip = clamp
 
     def clamp_min(self, min):
-        return _ops_pointwise.clamp(self, min, None)
+        return _ops_pointwise.clamp_min(self, min)
 
     def maximum(self, other):
         return _ops_pointwise.maximum(self, other)
@@ -769,6 +817,11 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
     return dim + ndim if dim < 0 else (dim if ndim else 0)
+
+
+def _c_type_name(numpy_dtype) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}.get(
+        np.dtype(numpy_dtype).name, str(numpy_dtype))
 
 
 def _torch_type_name(numpy_dtype) -> str:

@@ -10,10 +10,13 @@
 """
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 from . import functional
-from .engine import Accumulation, BackwardStep, backward_steps, prepare
+from .engine import (
+    CREATE_GRAPH_BACKWARD_WARNING, Accumulation, BackwardStep, backward_steps, prepare, run_to_end,
+)
 from .function import Function, FunctionCtx, Node, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -36,8 +39,9 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
     """
     if inputs is not None:
         raise NotImplementedError("backward(inputs=...) is not supported by autogradkit; use autograd.grad")
-    for _ in prepare(tensors, grad_tensors, retain_graph, create_graph).run():
-        pass
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_BACKWARD_WARNING, UserWarning, stacklevel=2)
+    run_to_end(prepare(tensors, grad_tensors, retain_graph, create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
@@ -67,8 +71,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
     if allow_unused is None:
         allow_unused = materialize_grads
     task = prepare(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs)
-    for _ in task.run():
-        pass
+    run_to_end(task)
     results = []
     for tensor, value in zip(inputs, task.captured):
         if value is None:
@@ -79,8 +82,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
                 continue
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {len(results)} appears to not have been "
+                    "used in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             results.append(None)
         elif isinstance(value, Tensor):

@@ -33,6 +33,13 @@ from .function import AccumulateGrad, Node
 
 __all__ = ["backward_steps", "BackwardStep", "Accumulation"]
 
+CREATE_GRAPH_BACKWARD_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+    "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+    "of your parameters to None after use to break the cycle and avoid the leak."
+)
+
 
 class Accumulation:
     """One update of a tensor's ``.grad`` during a backward pass.
@@ -254,7 +261,8 @@ class _Steps:
         return self
 
     def __next__(self) -> BackwardStep:
-        node, grad, sent, accumulations = next(self._records)
+        with np.errstate(all="ignore"):
+            node, grad, sent, accumulations = next(self._records)
         step = BackwardStep(self._index, node, grad, sent, accumulations)
         self._index += 1
         return step
@@ -375,6 +383,15 @@ def prepare(tensors, grad_tensors=None, retain_graph: bool | None = None,
             node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
             captures.setdefault(node, []).append(position)
     return _GraphTask(roots, grads, retain_graph, create_graph, captures)
+
+
+def run_to_end(task: _GraphTask) -> None:
+    """Drain a pass (what backward and grad do). Backward formulas meet x/0 and
+    0·inf at the edges of their domains; PyTorch returns inf/nan there without a
+    word, so NumPy's floating-point warnings are silenced for the pass."""
+    with np.errstate(all="ignore"):
+        for _ in task.run():
+            pass
 
 
 def backward_steps(tensors, grad_tensors=None, retain_graph: bool | None = None,

@@ -178,6 +178,8 @@ class Node:
     def _saved_as_tensor(self, i: int):
         array = self._saved[i]
         _, _, kind, tensor = self._saved_sources[i]
+        if array is None:
+            return None
         if kind == "input":
             return tensor
         if kind == "output":
@@ -185,11 +187,14 @@ class Node:
         return Tensor._make(array)
 
     def _raise_modified(self, counter: list, expected: int) -> None:
+        # Like PyTorch's SavedVariable: a saved output is named after this node, a
+        # saved input after the grad_fn it has now (an in-place op may have changed
+        # it), and a leaf not at all.
         for value, (c, _, kind, tensor) in zip(self._saved, self._saved_sources):
             if c is counter:
                 if kind == "output":
                     producer = _forward_name(self)
-                elif tensor is not None and tensor.grad_fn is not None:
+                elif tensor.grad_fn is not None:
                     producer = _forward_name(tensor.grad_fn)
                 else:
                     producer = None
@@ -294,6 +299,9 @@ class AccumulateGrad(Node):
         """Add ``grad`` into ``variable.grad``; return the previous ``.grad``
         (a copy, since accumulation is in place) or None."""
         variable = self.variable
+        if not variable._requires_grad:
+            # requires_grad_(False) after the graph was built: nothing to store (PyTorch).
+            return None
         if type(grad) is not Tensor:
             if grad.shape != variable._data.shape:
                 grad = sum_to_shape(grad, variable._data.shape)
@@ -365,15 +373,21 @@ class Function:
         """Run the operation on tensors (or numbers) and record it when needed."""
         record = False
         arrays = []
+        needs = []
         for arg in args:
             if type(arg) is Tensor:
                 arrays.append(arg._data)
+                needs.append(arg._requires_grad)
                 if arg._requires_grad:
                     record = True
             else:
                 arrays.append(arg)
+                needs.append(False)
         node = cls._node_class.__new__(cls._node_class)
         node._to_save = None
+        # forward may look at needs_input_grad to save only what backward will use
+        # (Mul keeps y only when x needs a gradient), as in PyTorch.
+        node.needs_input_grad = tuple(needs)
         try:
             out = cls.forward(node, *arrays)
         except (ValueError, TypeError) as error:
@@ -388,23 +402,19 @@ class Function:
 
         # Record: link the node to the nodes that produced its inputs.
         next_functions = []
-        needs = []
         slots = []
         for index, arg in enumerate(args):
             if type(arg) is Tensor:
                 if arg._requires_grad:
                     edge = arg.grad_fn or arg._grad_accumulator()
                     next_functions.append((edge, 0))
-                    needs.append(True)
                     slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
-                    continue
-                next_functions.append((None, 0))
+                else:
+                    next_functions.append((None, 0))
             elif cls.scalars_are_inputs and isinstance(arg, (int, float)):
                 next_functions.append((None, 0))
-            needs.append(False)
         node.next_functions = tuple(next_functions)
-        node.needs_input_grad = tuple(needs)
-        node._slots = tuple(slots)
+        node._slots = slots
         node._sequence_nr = next(_sequence_numbers)
         result = Tensor._make(out, node)
         saved = node._to_save

@@ -132,8 +132,10 @@ class Mul(BinaryFunction):
     def forward(ctx, x, y):
         # Save the operands themselves, not promoted copies: the engine recognises
         # saved inputs by identity (to check their version and, in a create_graph
-        # pass, to differentiate through them).
-        ctx.save_for_backward(x, y)
+        # pass, to differentiate through them). Each is needed only for the other's
+        # gradient, so only then is it kept.
+        needs_x, needs_y = ctx.needs_input_grad
+        ctx.save_for_backward(x if needs_y else None, y if needs_x else None)
         x, y = promote(x, y)
         return x * y
 
@@ -152,13 +154,15 @@ class Div(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)  # the operands themselves (see Mul)
+        # The operands themselves (see Mul); x only matters for y's gradient.
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
         x, y = promote(x, y)
         if isinstance(x, np.ndarray) and x.dtype.kind != "f":
             x = x.astype(np.float32)  # integer division gives the default float dtype
             if isinstance(y, np.ndarray) and y.dtype.kind != "f":
                 y = y.astype(np.float32)  # int / int: float32, not NumPy's float64
-        return x / y
+        with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is ±inf or nan, silently
+            return x / y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -191,7 +195,8 @@ class Reciprocal(Function):
     def forward(ctx, x):
         if x.dtype.kind != "f":
             x = x.astype(np.float32)
-        out = np.asarray(1 / x)  # an array even for 0-d x, so it is saved as the output
+        with np.errstate(divide="ignore"):
+            out = np.asarray(1 / x)  # an array even for 0-d x, so it is saved as the output
         ctx.save_for_backward(out)
         return out
 
@@ -212,7 +217,8 @@ class Pow(Function):
             x = x.astype(np.float32)
         ctx.save_for_backward(x)
         ctx.exponent = exponent
-        return x**exponent
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch
+            return x**exponent
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -232,7 +238,8 @@ class PowTensor(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         xp, yp = promote(x, y)
-        out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
         ctx.save_for_backward(x, y, out)  # the operands themselves (see Mul)
         return out
 
@@ -264,7 +271,8 @@ class RPow(Function):
     def forward(ctx, base, y):
         if y.dtype.kind != "f" and isinstance(base, float):
             y = y.astype(np.float32)
-        out = np.asarray(base**y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.asarray(base**y)
         ctx.save_for_backward(out)
         ctx.log_base = np.log(base) if base > 0 else (0.0 if base == 0 else np.nan)
         return out

@@ -44,7 +44,9 @@ class Mm(Function):
             )
         if a.dtype != b.dtype:
             _raise_dtype_mismatch(a, b)
-        ctx.save_for_backward(a, b)
+        # Each operand is needed only for the other's gradient.
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                              b if ctx.needs_input_grad[0] else None)
         return a.dot(b)
 
     @staticmethod
@@ -65,7 +67,9 @@ class Bmm(Function):
     def forward(ctx, a, b):
         if a.dtype != b.dtype:  # PyTorch's bmm words it this way
             raise RuntimeError(f"expected scalar type {_title_name(a)} but found {_title_name(b)}")
-        ctx.save_for_backward(a, b)
+        # Each operand is needed only for the other's gradient.
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                              b if ctx.needs_input_grad[0] else None)
         return a @ b
 
     @staticmethod
@@ -88,7 +92,8 @@ class Mv(Function):
                 f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})"
             )
         _check_same_dtype(a, v, "self and vec")
-        ctx.save_for_backward(a, v)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
+                              v if ctx.needs_input_grad[0] else None)
         return a @ v
 
     @staticmethod
@@ -115,7 +120,8 @@ class Dot(Function):
         if x.dtype != y.dtype:  # PyTorch's dot words it this way
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{_title_name(x)} and {_title_name(y)}")
-        ctx.save_for_backward(x, y)
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
+                              y if ctx.needs_input_grad[0] else None)
         return np.dot(x, y)
 
     @staticmethod

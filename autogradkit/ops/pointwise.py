@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
 from .arithmetic import BinaryFunction, _check_operand
 
-__all__ = ["exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "maximum"]
+__all__ = ["exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "clamp_min", "maximum"]
 
 
 def _float(x: np.ndarray) -> np.ndarray:
@@ -172,6 +172,12 @@ class Clamp(Function):
         return grad_output * inside, None, None
 
 
+class ClampMin(Clamp):
+    """f(x) = max(x, lo) (``x.clamp_min(lo)``);   ∂f/∂x = 1 where x ≥ lo, else 0"""
+
+    node_name = "ClampMinBackward0"
+
+
 class ClampTensor(Function):
     """f(x, lo, hi) = min(max(x, lo), hi) with tensor bounds;
     ∂f/∂x = 1 inside the bounds, ∂f/∂lo = 1 where x < lo, ∂f/∂hi = 1 where x > hi.
@@ -285,6 +291,13 @@ _NO_BOUND = np.empty(0)
 
 def _bound(value):
     return Tensor._make(_NO_BOUND) if value is None else value
+
+
+def clamp_min(input: Tensor, min) -> Tensor:
+    """max(x, min) elementwise, ``min`` a number."""
+    if isinstance(min, Tensor):
+        return ClampTensor.apply(input, min, _bound(None))
+    return ClampMin.apply(input, min, None)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

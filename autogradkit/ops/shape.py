@@ -475,7 +475,10 @@ def _check_advanced(data: np.ndarray, advanced: list) -> None:
     try:
         data[tuple(advanced)]
     except IndexError as error:
-        raise IndexError(str(error).replace("axis", "dimension")) from None
+        message = str(error).replace("axis", "dimension")
+        if message.endswith("with size 0"):
+            message = "index is out of bounds for dimension with size 0"  # PyTorch's wording
+        raise IndexError(message) from None
 
 
 def _split_advanced(key, ndim: int) -> tuple[list, list]:

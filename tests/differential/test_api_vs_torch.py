@@ -17,19 +17,6 @@ PROGRAMS: list[Program] = []
 F32, F64 = "float32", "float64"
 
 # Known autogradkit bugs in files this suite does not edit (see test_errors_vs_torch.py).
-BUG_FORMAT_0D = (
-    "core bug (tensor.py): f'{loss}' of a 0-d tensor prints the tensor repr; PyTorch's "
-    "Tensor.__format__ formats loss.item() for 0-d tensors, printing e.g. '-12.0'")
-BUG_CREATE_GRAPH_WARNING = (
-    "core bug (autograd/__init__.py or tensor.py): backward(create_graph=True) does not emit "
-    "PyTorch's UserWarning 'Using backward() with create_graph=True will create a reference cycle ...'")
-BUG_SAVED_NONE = (
-    "core bug (autograd/function.py, Node.saved_tensors): in a create_graph pass a saved None "
-    "(BCE's absent weight/pos_weight) comes back as Tensor(None), so `weight is not None` holds "
-    "and double backward through binary_cross_entropy(_with_logits) raises TypeError")
-BUG_INPLACE_ALPHA = (
-    "core bug (tensor.py): y.add_(z, alpha=2) on a non-leaf records MulBackward0 for z*alpha "
-    "before the in-place add; PyTorch records one AddBackward0 whose inputs are y's old history and z")
 
 
 def program(pid: str, inputs=None, **options):
@@ -448,8 +435,7 @@ def _(lib, inp):
 
 
 @program("double-backward-through-layer", {"x": Inp((4, 3), F32), "w": Inp((3, 2), F32),
-                                           "t": Inp((4, 2), F32, "binary")}, ignore_graph=True,
-         xfail=BUG_SAVED_NONE)
+                                           "t": Inp((4, 2), F32, "binary")}, ignore_graph=True)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     w = lib.tensor(inp["w"], requires_grad=True)
@@ -462,8 +448,7 @@ def _(lib, inp):
 
 
 @program("double-backward-bce", {"p": Inp((4,), F64, "unit"), "t": Inp((4,), F64, "unit"),
-                                 "w": Inp((4,), F64, "positive")}, ignore_graph=True,
-         xfail=BUG_SAVED_NONE)
+                                 "w": Inp((4,), F64, "positive")}, ignore_graph=True)
 def _(lib, inp):
     p = lib.tensor(inp["p"], requires_grad=True)
     t = lib.tensor(inp["t"])
@@ -492,8 +477,7 @@ def _(lib, inp):
     return {"g": g, "h": h}
 
 
-@program("backward-create_graph", {"x": Inp((3,), F64)}, ignore_graph=True,
-         xfail=BUG_CREATE_GRAPH_WARNING)
+@program("backward-create_graph", {"x": Inp((3,), F64)}, ignore_graph=True)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     y = (x ** 3).sum()
@@ -628,8 +612,7 @@ for name, fn in INPLACE.items():
         _inplace)
 
 
-@program("inplace-non-leaf-add_-alpha", {"x": Inp((3,), F32, "halves"), "z": Inp((3,), F32)},
-         xfail=BUG_INPLACE_ALPHA)
+@program("inplace-non-leaf-add_-alpha", {"x": Inp((3,), F32, "halves"), "z": Inp((3,), F32)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     z = lib.tensor(inp["z"], requires_grad=True)
@@ -720,7 +703,7 @@ def _(lib, inp):
     return {"x": x, "w": w}
 
 
-@program("print-format-0d", {"x": Inp((3,), F32, "halves")}, xfail=BUG_FORMAT_0D)
+@program("print-format-0d", {"x": Inp((3,), F32, "halves")})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     loss = (x * 2).sum()

@@ -20,41 +20,6 @@ from harness import Inp, Program, attempt
 PROGRAMS: list[Program] = []
 F32, F64 = "float32", "float64"
 
-# Known autogradkit bugs in files this suite does not edit (tensor.py, the engine,
-# function.py, autograd/__init__.py). Each affected program is a strict xfail, so it
-# starts passing -- and must be un-marked -- once the bug is fixed.
-BUG_REQUIRES_GRAD_METHOD = (
-    "core bug (tensor.py): Tensor.requires_grad_(True) on an int/bool tensor says 'only Tensors "
-    "of floating point and complex dtype ...'; PyTorch's method says 'only Tensors of floating "
-    "point dtype can require gradients'; and a non-bool argument's TypeError lacks '(position 1)'")
-BUG_SETITEM_LEAF = (
-    "core bug (tensor.py): x[0] = 1.0 on a leaf requiring grad says 'a leaf Variable ...'; "
-    "PyTorch says 'a view of a leaf Variable that requires grad is being used in an in-place operation.'")
-BUG_SAVED_PRODUCER = (
-    "core bug (autograd/function.py): the 'modified by an inplace operation' error names the "
-    "tensor's grad_fn at backward time (output 0 of Mul, after s.mul_()), PyTorch names the one "
-    "it had when it was saved (output 0 of SigmoidBackward0's forward, 'Sigmoid')")
-BUG_MUL_SAVES_BOTH = (
-    "core bug (autograd/function.py + ops): Mul saves both operands unconditionally (needs_input_grad "
-    "is only known after forward), so modifying w in place after y = w * 2 breaks backward; PyTorch "
-    "saves self only when other requires grad, and backward works")
-BUG_SCALAR_CONVERSION = (
-    "core bug (tensor.py): float()/int() of a multi-element tensor raise RuntimeError 'a Tensor with "
-    "3 elements cannot be converted to Scalar'; PyTorch raises ValueError 'only one element tensors "
-    "can be converted to Python scalars', and float() of a tensor requiring grad warns")
-BUG_GRAD_SETTER = (
-    "core bug (tensor.py): assigning a .grad of the wrong size/dtype gives 'assigned grad has data "
-    "of a different size/type'; PyTorch 2.13 says \"attempting to assign a gradient of size '[2]' "
-    "to a tensor of size '[3]'...\" and names the dtypes")
-BUG_TO_STRING = (
-    "core bug (tensor.py): x.to('float64') says 'autogradkit runs on the CPU only...' where PyTorch "
-    "says \"Invalid device string: 'float64'\", and x.to(dtype='float64') crashes with AttributeError "
-    "instead of a TypeError")
-BUG_UNUSED_MESSAGE = (
-    "core bug (autograd/__init__.py): autograd.grad with an unused input says 'One of the "
-    "differentiated Tensors appears to not have been used in the graph'; PyTorch 2.13 says 'The "
-    "differentiated Tensor at index 1 appears ...'")
-
 
 def program(pid: str, inputs=None, **options):
     """Decorator: register ``fn(lib, inputs)`` as program ``err/<pid>``."""
@@ -218,7 +183,6 @@ errors(
     lambda lib, t: lib.tensor([1, 2]).requires_grad_(),
     lambda lib, t: lib.from_numpy(np.arange(3)).requires_grad_(),
     lambda lib, t: lib.ones(2).requires_grad_("yes"),
-    xfail=BUG_REQUIRES_GRAD_METHOD,
 )
 errors(
     "retain_grad-and-hooks-without-grad",
@@ -257,7 +221,7 @@ def _(lib, inp):
     return {"iadd": attempt(iadd), "imul": attempt(imul), "x": x}
 
 
-@program("inplace-setitem-on-leaf", {"x": Inp((3,), F32)}, xfail=BUG_SETITEM_LEAF)
+@program("inplace-setitem-on-leaf", {"x": Inp((3,), F32)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
 
@@ -318,7 +282,7 @@ def _(lib, inp):
     return {"y": y, "backward": attempt(lambda: y.sum().backward()), "x": x}
 
 
-@program("modified-saved-output-of-sigmoid", {"x": Inp((4,), F64)}, xfail=BUG_SAVED_PRODUCER)
+@program("modified-saved-output-of-sigmoid", {"x": Inp((4,), F64)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     s = x.sigmoid()
@@ -346,7 +310,7 @@ def _(lib, inp):
     return {"backward": attempt(lambda: loss.backward()), "w": w, "version": w._version}
 
 
-@program("modified-leaf-under-no_grad-not-saved-is-fine", {"w": Inp((3,), F32)}, xfail=BUG_MUL_SAVES_BOTH)
+@program("modified-leaf-under-no_grad-not-saved-is-fine", {"w": Inp((3,), F32)})
 def _(lib, inp):
     w = lib.tensor(inp["w"], requires_grad=True)
     loss = (w * 2 + 1).sum()   # w itself is not saved
@@ -470,7 +434,6 @@ errors(
     lambda lib, t: float(t["x"]),
     lambda lib, t: int(lib.ones(2)),
     lambda lib, t: float(t["x"][0]),
-    xfail=BUG_SCALAR_CONVERSION,
 )
 errors(
     "mean-of-int",
@@ -506,7 +469,6 @@ errors(
     "assign-grad-mismatch",
     lambda lib, t: setattr(t["x"], "grad", lib.ones(2)),
     lambda lib, t: setattr(t["x"], "grad", lib.ones(3, dtype=lib.float64)),
-    xfail=BUG_GRAD_SETTER,
 )
 
 # ----------------------------------------------------------------------------- creating tensors
@@ -546,7 +508,6 @@ errors(
     "to-with-a-string",
     lambda lib, t: lib.ones(2).to("float64"),
     lambda lib, t: lib.ones(2).to(dtype="float64"),
-    xfail=BUG_TO_STRING,
 )
 errors(
     "bad-sizes",
@@ -588,7 +549,7 @@ errors(
 # ----------------------------------------------------------------------------- autograd.grad
 
 
-@program("grad-unused-input", {"x": Inp((3,), F32), "u": Inp((2,), F32)}, xfail=BUG_UNUSED_MESSAGE)
+@program("grad-unused-input", {"x": Inp((3,), F32), "u": Inp((2,), F32)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     u = lib.tensor(inp["u"], requires_grad=True)

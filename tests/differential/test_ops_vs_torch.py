@@ -24,16 +24,6 @@ PROGRAMS: list[Program] = []
 F32, F64 = "float32", "float64"
 FLOATS = (F32, F64)
 
-# Known autogradkit bugs in files this suite does not edit; each affected program is
-# a strict xfail, so it starts passing -- and must be un-marked -- once fixed.
-BUG_NUMPY_WARNINGS = (
-    "core bug (autograd/function.py): NumPy RuntimeWarnings ('divide by zero encountered in "
-    "divide', 'invalid value encountered in multiply') escape from backward formulas at IEEE "
-    "special values (sqrt'(0), log'(0), inf*0 in MulBackward0); PyTorch is silent. Running "
-    "Function.forward and Node.apply under np.errstate(all='ignore') would fix it")
-BUG_CLAMP_MIN = (
-    "core bug (tensor.py): Tensor.clamp_min(v) calls clamp(self, v, None) and records "
-    "ClampBackward1; PyTorch records ClampMinBackward0")
 
 
 def _seed(pid: str) -> int:
@@ -129,10 +119,10 @@ for dt in FLOATS:
     op(f"neg-halves-{dt}", lambda lib, x: -x, {"x": Inp((2, 5), dt, "halves")})
     op(f"abs-halves-at-zero-{dt}", lambda lib, x: x.abs(), {"x": Inp((12,), dt, "halves")})
     op(f"sqrt-at-zero-{dt}", lambda lib, x: (x * 0).sqrt(), {"x": Inp((3,), dt, "positive")},
-       how="gradient", xfail=BUG_NUMPY_WARNINGS)
+       how="gradient")
     op(f"log-at-zero-and-negative-{dt}",
        lambda lib, x: lib.log(lib.stack([x[0] * 0, -x[1], x[2]])), {"x": Inp((3,), dt, "positive")},
-       how="gradient", xfail=BUG_NUMPY_WARNINGS)
+       how="gradient")
     op(f"exp-overflow-{dt}", lambda lib, x: (x * 1000).exp(), {"x": Inp((3,), dt, "positive")})
     op(f"sigmoid-extreme-{dt}", lambda lib, x: (x * 200 - 100).sigmoid(), {"x": Inp((5,), dt, "unit")})
     op(f"tanh-extreme-{dt}", lambda lib, x: (x * 200 - 100).tanh(), {"x": Inp((5,), dt, "unit")})
@@ -181,8 +171,7 @@ for dt in FLOATS:
     op(f"add-halves-{dt}", lambda lib, x, y: x + y * 2 - x * y,
        {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "halves")})
     op(f"pow-tensor-zero-base-{dt}", lambda lib, x, y: (x * 0) ** y,
-       {"x": Inp((4,), dt, "positive"), "y": Inp((4,), dt, "positive")}, how="gradient",
-       xfail=BUG_NUMPY_WARNINGS)
+       {"x": Inp((4,), dt, "positive"), "y": Inp((4,), dt, "positive")}, how="gradient")
     op(f"add-alpha-{dt}", lambda lib, x, y: lib.add(x, y, alpha=2),
        {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)})
     op(f"sub-alpha-{dt}", lambda lib, x, y: lib.sub(x, y, alpha=0.5),
@@ -362,11 +351,9 @@ CLAMPS = {
     "clamp_min": lambda lib, x: x.clamp_min(0.0),
 }
 for name, fn in CLAMPS.items():
-    bug = BUG_CLAMP_MIN if name == "clamp_min" else None
     for dt in FLOATS:
-        op(f"clamp-{name}-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt)}, xfail=bug)
-        op(f"clamp-{name}-at-bounds-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt, "halves")},
-           xfail=bug)
+        op(f"clamp-{name}-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt)})
+        op(f"clamp-{name}-at-bounds-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt, "halves")})
 for dt in FLOATS:
     op(f"clamp-tensor-min-{dt}", lambda lib, x, lo: x.clamp(min=lo),
        {"x": Inp((3, 4), dt), "lo": Inp((4,), dt)})
