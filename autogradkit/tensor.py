@@ -110,7 +110,9 @@ class Tensor:
         node = self._accumulator
         if node is None:
             node = self._accumulator = AccumulateGrad(self)
-            node._tensor_pre_hooks = self._hooks
+            if self._hooks is not None:
+                node._tensor_pre_hooks = self._hooks
+                node._hooked = True
         return node
 
     # -- autograd attributes --------------------------------------------------
@@ -203,6 +205,7 @@ class Tensor:
         if not self._retains_grad:
             self._retains_grad = True
             self.grad_fn._retained = weakref.ref(self)
+            self.grad_fn._hooked = True
 
     def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]):
         """Call ``hook(grad)`` whenever a gradient for this tensor is computed; if it
@@ -216,12 +219,14 @@ class Tensor:
             node = self.grad_fn
             if node._tensor_pre_hooks is None:
                 node._tensor_pre_hooks = []
+                node._hooked = True
             hooks = node._tensor_pre_hooks
         else:
             if self._hooks is None:
                 self._hooks = []
                 if self._accumulator is not None:
                     self._accumulator._tensor_pre_hooks = self._hooks
+                    self._accumulator._hooked = True
             hooks = self._hooks
         hooks.append(hook)
         from .autograd.function import _RemovableHandle

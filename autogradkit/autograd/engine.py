@@ -202,12 +202,14 @@ class _GraphTask:
         while ready:
             node = heappop(ready)[2]
             grad, fresh = buffers.pop(node)
-            if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
-                grad = _run_pre_hooks(node, grad, create_graph)
-                fresh = False
             accumulations = ()
-            if node._retained is not None:
-                accumulations = _retain(node, grad, create_graph)
+            hooked = node._hooked
+            if hooked:
+                if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
+                    grad = _run_pre_hooks(node, grad, create_graph)
+                    fresh = False
+                if node._retained is not None:
+                    accumulations = _retain(node, grad, create_graph)
             if captures is not None:
                 for position in captures.get(node, ()):
                     self.captured[position] = grad
@@ -222,7 +224,7 @@ class _GraphTask:
                     sent = node.apply(grad, True)
             else:
                 sent = node.apply(grad, False)
-            if node._post_hooks is not None:
+            if hooked and node._post_hooks is not None:
                 sent = _run_post_hooks(node, sent, grad)
             if not retain_graph:
                 node._release()

@@ -131,6 +131,9 @@ class Node:
     _pre_hooks: list | None = None
     _post_hooks: list | None = None
     _retained = None
+    # True once any hook or retain_grad() is attached: the engine checks this one
+    # flag instead of four attributes per node.
+    _hooked = False
     _name = "Node"
     _function: type["Function"] | None = None
 
@@ -220,6 +223,7 @@ class Node:
         new ``grad_inputs``."""
         if self._post_hooks is None:
             self._post_hooks = []
+            self._hooked = True
         self._post_hooks.append(fn)
         return _RemovableHandle(self._post_hooks, fn)
 
@@ -228,6 +232,7 @@ class Node:
         ``grad_outputs``."""
         if self._pre_hooks is None:
             self._pre_hooks = []
+            self._hooked = True
         self._pre_hooks.append(fn)
         return _RemovableHandle(self._pre_hooks, fn)
 

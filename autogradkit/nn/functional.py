@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..ops.arithmetic import broadcast_error
-from ..ops.pointwise import _sigmoid, relu, sigmoid, tanh
+from ..ops.pointwise import relu, sigmoid, tanh
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss",
@@ -37,8 +37,14 @@ def _reduction_scale(grad_output, reduction: str, count: int):
 
 
 def _sigmoid_of(z):
-    """σ(z) for an array or, during a create_graph pass, a tensor."""
-    return z.sigmoid() if isinstance(z, Tensor) else _sigmoid(z)
+    """σ(z) for an array or, during a create_graph pass, a tensor.
+
+    Backward passes run with NumPy's overflow warnings off, so the plain formula
+    is safe here: for very negative z, e⁻ᶻ overflows to inf and σ(z) to 0.
+    """
+    if isinstance(z, Tensor):
+        return z.sigmoid()
+    return 1 / (1 + np.exp(-z))
 
 
 def _softplus_of_neg(z):
