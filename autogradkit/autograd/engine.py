@@ -23,6 +23,7 @@ operations does not hit Python's recursion limit.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -135,7 +136,9 @@ class _GraphTask:
         # made that array itself and may hand it to a leaf without copying].
         self.buffers: dict[Node, list] = {}
         self.ready: list = []
-        self._pushed = 0
+        # Breaks ties between equal sequence numbers (roots of separate graphs) in
+        # the order they became ready.
+        self._tiebreak = itertools.count()
 
         # 1. Count, for every node reachable from the roots, the edges into it.
         dependencies: dict[Node, int] = {}
@@ -179,8 +182,7 @@ class _GraphTask:
 
     def _push(self, node: Node) -> None:
         # Highest sequence number first: the node recorded last in forward runs first.
-        self._pushed += 1
-        heapq.heappush(self.ready, (-node._sequence_nr, self._pushed, node))
+        heapq.heappush(self.ready, (-node._sequence_nr, next(self._tiebreak), node))
 
     def _send(self, node: Node, grad, fresh: bool) -> None:
         """Add ``grad`` into ``node``'s buffer (gradients from several paths sum)."""
@@ -199,6 +201,7 @@ class _GraphTask:
         create_graph, retain_graph = self.create_graph, self.retain_graph
         captures, needed = self.captures, self.needed
         heappop, heappush = heapq.heappop, heapq.heappush
+        tiebreak = self._tiebreak
         while ready:
             node = heappop(ready)[2]
             grad, fresh = buffers.pop(node)
@@ -245,8 +248,7 @@ class _GraphTask:
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:
-                    self._pushed += 1
-                    heappush(ready, (-child._sequence_nr, self._pushed, child))
+                    heappush(ready, (-child._sequence_nr, next(tiebreak), child))
             yield node, grad, sent, accumulations
 
 
