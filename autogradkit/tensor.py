@@ -31,6 +31,9 @@ NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
 NON_LEAF_REQUIRES_GRAD_MESSAGE = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
@@ -73,7 +76,7 @@ class Tensor:
 
     __slots__ = (
         "_data", "_requires_grad", "grad_fn", "_grad", "_version_counter",
-        "_retains_grad", "_accumulator", "_hooks", "__weakref__",
+        "_retains_grad", "_accumulator", "_hooks", "_base", "__weakref__",
     )
     # Make NumPy hand mixed expressions such as ``array * tensor`` to us.
     __array_priority__ = 1000
@@ -103,6 +106,7 @@ class Tensor:
         t._retains_grad = False
         t._accumulator = None
         t._hooks = None
+        t._base = None
         return t
 
     def _grad_accumulator(self):
@@ -556,21 +560,38 @@ class Tensor:
         return Tensor._make(np.asarray(~self._data))
 
     # -- in-place operations --------------------------------------------------------
-    def _check_inplace(self) -> None:
-        if self.grad_fn is None and self._requires_grad and grad_mode._state.enabled:
+    def _check_inplace(self, other=None) -> None:
+        if not grad_mode._state.enabled:
+            return
+        base = self._base
+        if base is not None and (base._requires_grad or self._requires_grad
+                                 or (isinstance(other, Tensor) and other._requires_grad)):
+            if base.grad_fn is None and base._requires_grad:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+            raise NotImplementedError(
+                "autogradkit does not record in-place operations on a view of a tensor that is "
+                "part of a graph (PyTorch rebases the base's history through a CopySlices node). "
+                "Compute the new values out of place instead (e.g. c = c * mask), or clone() first."
+            )
+        if self.grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE_MESSAGE)
 
     def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> "Tensor":
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
         otherwise the out-of-place operation whose result replaces this tensor's
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
-        self._check_inplace()
+        self._check_inplace(other)
         other_requires = isinstance(other, Tensor) and other._requires_grad
         if grad_mode._state.enabled and (self._requires_grad or other_requires):
             before = Tensor._make(self._data.copy(), grad_fn=self.grad_fn)
             before._requires_grad = self._requires_grad
             result = out_of_place(before, other) if other is not None else out_of_place(before)
             _store_inplace(self, result._data)
+            if self._retains_grad and self.grad_fn is not None:
+                # retain_grad() follows the tensor to its new history (as in PyTorch).
+                self.grad_fn._retained = None
+                result.grad_fn._retained = weakref.ref(self)
+                result.grad_fn._hooked = True
             self.grad_fn = result.grad_fn
             self._requires_grad = True
         else:
@@ -636,11 +657,13 @@ class Tensor:
         return self.div_(other)
 
     def __setitem__(self, key, value) -> None:
-        if self._requires_grad and grad_mode._state.enabled:
-            if self.grad_fn is None:
-                raise RuntimeError(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                )
+        if grad_mode._state.enabled:
+            if self.grad_fn is None and self._requires_grad:
+                # x[i] = v writes through the view x[i] of the leaf x.
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+            self._check_inplace(value)
+        value_requires = isinstance(value, Tensor) and value._requires_grad
+        if (self._requires_grad or value_requires) and grad_mode._state.enabled:
             raise NotImplementedError(
                 "autogradkit does not record item assignment on tensors that require grad; "
                 "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
@@ -804,6 +827,7 @@ def _init(t: Tensor, data: np.ndarray, grad_fn) -> None:
     t._retains_grad = False
     t._accumulator = None
     t._hooks = None
+    t._base = None
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

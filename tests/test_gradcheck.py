@@ -814,12 +814,6 @@ def test_saved_none_stays_none_in_double_backward():
     np.testing.assert_array_equal(gg.numpy(), [2.0, 2.0])
 
 
-SCALAR_OUTPUT_BUG = (
-    "core bug (autograd/function.py, Function.apply): when forward returns a NumPy scalar "
-    "(what NumPy gives for 0-d input) that it also saved, apply wraps it in a new array, "
-    "_describe_saved no longer recognises it as the output and records a constant: no "
-    "version check on the output and no graph through it in a create_graph pass"
-)
 
 
 class ScalarExp(Function):
@@ -837,15 +831,13 @@ class ScalarExp(Function):
         return grad_output * out
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason=SCALAR_OUTPUT_BUG)
 def test_saved_scalar_output_is_differentiated_twice():
     x = ak.tensor(0.5, dtype=ak.float64, requires_grad=True)
     (g,) = ak.autograd.grad(ScalarExp.apply(x), x, create_graph=True)
-    (gg,) = ak.autograd.grad(g, x)  # RuntimeError: g does not require grad
+    (gg,) = ak.autograd.grad(g, x)
     assert gg.item() == pytest.approx(np.exp(0.5))
 
 
-@pytest.mark.xfail(strict=True, reason=SCALAR_OUTPUT_BUG)
 def test_saved_scalar_output_modified_in_place_is_detected():
     x = ak.tensor(0.5, dtype=ak.float64, requires_grad=True)
     y = ScalarExp.apply(x)
@@ -858,7 +850,7 @@ def test_saved_scalar_output_modified_in_place_is_detected():
                                 lambda t: t.reciprocal(), lambda t: t ** t],
                          ids=["exp", "sqrt", "tanh", "reciprocal", "pow_tensor"])
 def test_builtin_ops_saving_their_0d_output(fn):
-    """Regression for the ops that hit SCALAR_OUTPUT_BUG (fixed in the ops)."""
+    """Regression: built-in ops that save their 0-d output keep it connected."""
     x = ak.tensor(0.7, dtype=ak.float64, requires_grad=True)
     assert gradgradcheck(fn, (x,))
     y = fn(x)

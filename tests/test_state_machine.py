@@ -8,9 +8,9 @@ checks that each pair of tensors agrees: values, ``requires_grad``, ``is_leaf``,
 ``grad_fn`` name, ``.grad`` and version counter. Every step that fails in one
 library must fail in the other with the same error type and message.
 
-Known core bugs around *views* are kept out of the machine (it does not modify
-in place a tensor that shares storage with an indexing view, nor a tensor that
-retains its grad) and pinned down by the strict xfail tests at the end instead.
+In-place operations through views of graph tensors are kept out of the machine:
+PyTorch rebases the base's history (CopySlices), autogradkit refuses with a clear
+error. The tests at the end pin that down, and the other view rules.
 """
 from __future__ import annotations
 
@@ -88,7 +88,6 @@ class AutogradPair(RuleBasedStateMachine):
         self.pairs: list[Pair] = []
         self.grad_enabled = True
         self.families_with_views: set[int] = set()
-        self.switched_off: set[int] = set()  # leaves whose requires_grad was turned off
         self.counter = 0
 
     # -- helpers ------------------------------------------------------------------
@@ -119,14 +118,6 @@ class AutogradPair(RuleBasedStateMachine):
             assert value_a == value_b, f"messages differ:\nautogradkit: {value_a}\ntorch: {value_b}"
             return None
         return value_a, value_b
-
-    def _work_around_scalar_grad_bug(self) -> None:
-        """SCALAR_GRAD_BUG (below): a 0-d leaf can get a NumPy scalar as its .grad
-        data; turn it back into a 0-d array so the machine can keep exploring."""
-        for pair in self.pairs:
-            grad = pair.ours._grad
-            if grad is not None and type(grad._data) is not np.ndarray:
-                grad._data = np.asarray(grad._data)
 
     def _add(self, results, family: int, label: str):
         if results is None:  # both libraries raised: nothing new
@@ -188,11 +179,11 @@ class AutogradPair(RuleBasedStateMachine):
     def index(self, x, data):
         key, is_view = data.draw(st.sampled_from(_index_keys(tuple(x.ours.shape))))
         # Under no_grad PyTorch makes a view of a tensor that requires grad a leaf
-        # that requires grad (VIEW_BUG below).
+        # that requires grad (a limitation here; see the end).
         assume(self.grad_enabled or not is_view or not x.ours.requires_grad)
         results = self._both(lambda lib: x.side(lib)[key])
         if is_view:
-            # Shares storage with x in PyTorch (and, mostly, in autogradkit).
+            # Shares storage (and the version counter) with x in both libraries.
             self.families_with_views.add(x.family)
             family = x.family
         else:
@@ -207,12 +198,9 @@ class AutogradPair(RuleBasedStateMachine):
     # -- rules: autograd state ----------------------------------------------------------
     @rule(x=st.one_of(leaves, derived), flag=st.booleans())
     def set_requires_grad(self, x, flag):
-        # In PyTorch a view follows its base's requires_grad (VIEW_BUG below).
+        # In PyTorch a view follows its base's requires_grad (a limitation here; see the end).
         assume(x.family not in self.families_with_views)
-        was_on = x.ours.requires_grad
-        if self._both(lambda lib: x.side(lib).requires_grad_(flag) and None) is not None:
-            if was_on and not flag:
-                self.switched_off.add(id(x))
+        self._both(lambda lib: x.side(lib).requires_grad_(flag) and None)
 
     @rule()
     def toggle_no_grad(self):
@@ -225,11 +213,8 @@ class AutogradPair(RuleBasedStateMachine):
     @rule(x=st.one_of(leaves, derived), op=st.sampled_from(["add_", "mul_", "zero_", "sub_"]),
           data=st.data())
     def inplace(self, x, op, data):
-        # Known core bugs (see the xfail tests below): autogradkit does not track
-        # views, and a retained grad does not follow an in-place update.
+        # In-place through views of graph tensors: see the tests at the end.
         assume(x.family not in self.families_with_views)
-        assume(not x.ours.retains_grad)
-        assume(id(x) not in self.switched_off)  # LEAF_MOVED_BUG below
         if op == "zero_":
             self._both(lambda lib: x.side(lib).zero_() and None)
             return
@@ -243,7 +228,6 @@ class AutogradPair(RuleBasedStateMachine):
     @rule(x=st.one_of(leaves, derived), retain_graph=st.booleans())
     def backward(self, x, retain_graph):
         self._both(lambda lib: x.side(lib).sum().backward(retain_graph=retain_graph))
-        self._work_around_scalar_grad_bug()
 
     @rule(x=leaves, how=st.sampled_from(["zero_", "none"]))
     def clear_grad(self, x, how):
@@ -309,47 +293,56 @@ AutogradPair.TestCase.settings = settings(
 TestAutogradAgainstTorch = AutogradPair.TestCase
 
 
-# ----------------------------------------------------------------------------- known core bugs
+# ----------------------------------------------------------------------------- views, scalars, leaves
 
-VIEW_BUG = (
-    "core bug (tensor.py): results of basic indexing share memory with their base "
-    "(NumPy views) but autogradkit keeps no view relation: no base/view version counter, "
-    "no CopySlices rebase, no 'view of a leaf' check"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=VIEW_BUG)
 def test_inplace_on_view_of_leaf_is_refused():
     for lib in LIBS:
         a = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
         with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
-            a[0].add_(1)  # autogradkit: silently changes the leaf a
+            a[0].add_(1)
 
 
-@pytest.mark.xfail(strict=True, reason=VIEW_BUG)
-def test_inplace_on_view_of_non_leaf_rebases_the_base():
-    grads = []
+def test_inplace_on_view_of_a_graph_tensor_is_refused_not_miscomputed():
+    """PyTorch rebases the base's history through a CopySlices node; autogradkit does
+    not implement that, and says so rather than compute a wrong gradient."""
+    a = ak.ones(2, 3, dtype=ak.float64, requires_grad=True)
+    c = a * 2
+    with pytest.raises(NotImplementedError, match="view of a tensor that is part of a graph"):
+        c[0].mul_(5)
+    with ak.no_grad():
+        c[0].mul_(5)  # outside the graph it is ordinary NumPy
+    assert c.detach().numpy()[0].tolist() == [10.0, 10.0, 10.0]
+
+
+def test_modifying_the_base_of_a_saved_view_is_detected():
     for lib in LIBS:
         a = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
-        c = a * 2
-        c[0].mul_(5)  # c's history must now include the multiplication of row 0
-        c.sum().backward()
-        grads.append(a.grad.numpy())
-    np.testing.assert_array_equal(*grads)  # autogradkit: all 2; torch: 10 on row 0
+        b = a * 1
+        c = b.t()  # a view of b's storage, saved by the product below
+        d = (c * c).sum()
+        b.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            d.backward()
 
 
-@pytest.mark.xfail(strict=True, reason=VIEW_BUG)
-def test_modifying_the_base_of_a_saved_view_is_detected():
-    a = ak.ones(2, 3, dtype=ak.float64, requires_grad=True)
-    b = a * 1
-    c = b.t()  # a view of b's storage, saved by the product below
-    d = (c * c).sum()
-    b.mul_(2)
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        d.backward()  # autogradkit: no error, silently uses the modified values
+def test_a_view_shares_its_base_and_version_counter():
+    a = ak.ones(2, 3, dtype=ak.float64)
+    for view in (a[0], a[:, 1:], a.t(), a.reshape(6), a.unsqueeze(0), a.T):
+        assert view._base is a
+        assert view._version == a._version
+    row = a[0]
+    a.add_(1)
+    assert row._version == a._version == 1
+    assert a[[0, 1]]._base is None  # advanced indexing copies
 
 
-@pytest.mark.xfail(strict=True, reason=VIEW_BUG)
+LIMITATION_VIEW_REQUIRES_GRAD = (
+    "known limitation: an autogradkit view keeps the requires_grad it was created with; "
+    "PyTorch re-derives a view's requires_grad and grad_fn from its base"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=LIMITATION_VIEW_REQUIRES_GRAD)
 def test_view_follows_its_base_requires_grad():
     flags = []
     for lib in LIBS:
@@ -360,7 +353,7 @@ def test_view_follows_its_base_requires_grad():
     assert flags[0] == flags[1]  # torch: True; autogradkit: False
 
 
-@pytest.mark.xfail(strict=True, reason=VIEW_BUG)
+@pytest.mark.xfail(strict=True, reason=LIMITATION_VIEW_REQUIRES_GRAD)
 def test_view_made_under_no_grad_keeps_requires_grad():
     flags = []
     for lib in LIBS:
@@ -371,28 +364,18 @@ def test_view_made_under_no_grad_keeps_requires_grad():
     assert flags[0] == flags[1]  # torch: (True, True); autogradkit: (False, True)
 
 
-SCALAR_GRAD_BUG = (
-    "core bug (autograd/function.py, sum_to_shape / AccumulateGrad.accumulate): the gradient "
-    "of a 0-d leaf used with broadcasting is summed to a NumPy scalar, stored as "
-    "leaf.grad's data; the next accumulation (np.add(..., out=...)) or leaf.grad.zero_() "
-    "then raises TypeError"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=SCALAR_GRAD_BUG)
 def test_scalar_parameter_accumulates_twice():
     b = ak.tensor(0.5, dtype=ak.float64, requires_grad=True)  # a bias
     x = ak.ones(2, dtype=ak.float64)
     (x + b).sum().backward()
-    (x + b).sum().backward()  # TypeError: return arrays must be of ArrayType
+    (x + b).sum().backward()
     assert b.grad.item() == 4.0
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=SCALAR_GRAD_BUG)
 def test_scalar_parameter_grad_can_be_zeroed():
     b = ak.tensor(0.5, dtype=ak.float64, requires_grad=True)
     (ak.ones(2, dtype=ak.float64) * b).sum().backward()
-    b.grad.zero_()  # TypeError: 'numpy.float64' object does not support item assignment
+    b.grad.zero_()
     assert b.grad.item() == 0.0
 
 
@@ -406,32 +389,16 @@ def test_leaf_switched_off_gets_no_grad():
     assert x.grad is None
 
 
-LEAF_MOVED_BUG = (
-    "core bug (autograd/engine.py / function.py, AccumulateGrad): a leaf that stopped "
-    "requiring grad and then became a non-leaf through an in-place op can still be reached "
-    "through its old AccumulateGrad; PyTorch refuses with 'leaf variable has been moved "
-    "into the graph interior', autogradkit accumulates into the non-leaf"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LEAF_MOVED_BUG)
 def test_leaf_moved_into_the_graph_interior():
-    x = ak.ones(3, dtype=ak.float64, requires_grad=True)
-    y = x.exp()  # the graph of y ends in x's AccumulateGrad
-    x.requires_grad_(False)
-    x.add_(y)  # x is now a non-leaf: AddBackward0
-    with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
-        x.sum().backward()
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = x.exp()  # the graph of y ends in x's AccumulateGrad
+        x.requires_grad_(False)
+        x.add_(y)  # x is now a non-leaf: AddBackward0
+        with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
+            x.sum().backward()
 
 
-RETAIN_BUG = (
-    "core bug (tensor.py, Tensor._inplace): after an in-place op on a tensor that called "
-    "retain_grad(), the retained grad stays attached to the old grad_fn, so .grad collects "
-    "the gradient of the tensor's previous version"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=RETAIN_BUG)
 def test_retained_grad_follows_an_inplace_update():
     results = []
     for lib in LIBS:
@@ -441,4 +408,4 @@ def test_retained_grad_follows_an_inplace_update():
         b.mul_(3)
         b.sum().backward()
         results.append(b.grad.numpy())
-    np.testing.assert_array_equal(*results)  # torch: 1; autogradkit: 3
+    np.testing.assert_array_equal(*results)

@@ -250,12 +250,12 @@ class Node:
         for index, _, _, shape, dtype in self._slots:
             grad = grads[index]
             if grad is not None:
-                if type(grad) is not np.ndarray and not create_graph:
-                    grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
                 if grad.shape != shape:
                     grad = sum_to_shape(grad, shape)
                     if grad.shape != shape:
                         grad = grad.reshape(shape)
+                if type(grad) is not np.ndarray and not create_graph:
+                    grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
                 if grad.dtype != dtype:
                     grad = grad.astype(dtype) if not create_graph else grad.to(_dtype_of(dtype))
             results.append(grad)
@@ -304,12 +304,15 @@ class AccumulateGrad(Node):
         """Add ``grad`` into ``variable.grad``; return the previous ``.grad``
         (a copy, since accumulation is in place) or None."""
         variable = self.variable
+        if variable.grad_fn is not None:
+            # It was a leaf when the graph was built, then an in-place op gave it history.
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if not variable._requires_grad:
             # requires_grad_(False) after the graph was built: nothing to store (PyTorch).
             return None
         if type(grad) is not Tensor:
             if grad.shape != variable._data.shape:
-                grad = sum_to_shape(grad, variable._data.shape)
+                grad = np.asarray(sum_to_shape(grad, variable._data.shape))
             if grad.dtype != variable._data.dtype:
                 grad = grad.astype(variable._data.dtype)
         old = variable._grad
@@ -352,6 +355,9 @@ class Function:
 
     node_name: str = "FunctionBackward"
     scalars_are_inputs: bool = False
+    # Operations whose result shares its first input's memory (reshape, transpose,
+    # indexing with ints and slices, ...) set this; see _link_view.
+    creates_view: bool = False
     _node_class: type[Node]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -401,9 +407,15 @@ class Function:
                 raise
             raise translated from None
         if type(out) is not np.ndarray:
-            out = np.asarray(out)
+            scalar, out = out, np.asarray(out)  # NumPy returns scalars for 0-d results
+            if node._to_save is not None:
+                # forward saved the scalar; save the array the result will hold instead
+                node._to_save = tuple(out if value is scalar else value for value in node._to_save)
         if not record or not grad_mode._state.enabled:
-            return Tensor._make(out)
+            result = Tensor._make(out)
+            if cls.creates_view:
+                _link_view(result, args[0])
+            return result
 
         # Record: link the node to the nodes that produced its inputs.
         next_functions = []
@@ -425,7 +437,21 @@ class Function:
         saved = node._to_save
         node._saved = saved
         node._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
+        if cls.creates_view:
+            _link_view(result, args[0])
         return result
+
+
+def _link_view(view, source) -> None:
+    """Make ``view`` (the result of a view operation on ``source``) a view in
+    PyTorch's sense when NumPy gave it ``source``'s memory: it remembers its base and
+    shares the base's version counter, so an in-place change through either is seen
+    by everything that saved the other."""
+    data, source_data = view._data, source._data
+    owner = source_data if source_data.base is None else source_data.base
+    if data.base is not None and data.base is owner:
+        view._base = source._base if source._base is not None else source
+        view._version_counter = source._version_counter
 
 
 def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple:

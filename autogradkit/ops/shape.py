@@ -53,6 +53,7 @@ class View(Function):
     """f(x) = x with a new shape;   backward reshapes the gradient back"""
 
     node_name = "ViewBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -75,6 +76,7 @@ class T(Function):
     """f(x) = xᵀ for a matrix (``x.t()``);   ∂: transpose the gradient back"""
 
     node_name = "TBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x):
@@ -89,6 +91,7 @@ class Transpose(Function):
     """f(x) = x with dimensions ``d0`` and ``d1`` swapped;   ∂: swap them back"""
 
     node_name = "TransposeBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, d0, d1):
@@ -104,6 +107,7 @@ class Permute(Function):
     """f(x) = x with dimensions reordered by ``dims``;   ∂: apply the inverse order"""
 
     node_name = "PermuteBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -119,6 +123,7 @@ class Unsqueeze(Function):
     """f(x) = x with a size-1 dimension inserted at ``dim``;   ∂: remove it"""
 
     node_name = "UnsqueezeBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -134,6 +139,7 @@ class Squeeze(Function):
     """f(x) = x without its size-1 dimensions;   ∂: put them back"""
 
     node_name = "SqueezeBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -161,6 +167,7 @@ class Expand(Function):
     ∂: the base class sums the gradient back to x's shape"""
 
     node_name = "ExpandBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -237,6 +244,7 @@ class Select(Function):
     """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
 
     node_name = "SelectBackward0"
+    creates_view = True
 
     @staticmethod
     def forward(ctx, x, key):
@@ -266,6 +274,7 @@ class Index(Select):
     ∂: the gradient added back at each index (repeats accumulate)"""
 
     node_name = "IndexBackward0"
+    creates_view = False  # advanced indexing copies
 
     @staticmethod
     def forward(ctx, x, key):
