@@ -150,6 +150,14 @@ def checkerboard(shape) -> np.ndarray:
     return np.indices(shape).sum(axis=0) % 2 == 0
 
 
+def _reverse_dims(lib, a):
+    """``a.T``, without the deprecation warning both libraries give below/above 2-d
+    (tests/test_warnings.py checks that warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return a.T
+
+
 def unary(name, fn, domain="real", shapes=UNARY, **kw) -> Op:
     return Op(name, fn, shapes, (Arg(domain),), **kw)
 
@@ -242,7 +250,7 @@ SHAPE = [
     unary("t_fn", lambda L, a: L.t(a), shapes=(((2, 3),),)),
     unary("transpose", lambda L, a: a.transpose(0, 1), shapes=(((2, 3),), ((2, 3, 2),))),
     unary("transpose_neg", lambda L, a: L.transpose(a, 0, -1), shapes=(((2, 3, 2),),)),
-    unary("T", lambda L, a: a.T),  # PyTorch deprecates .T on other than 2 dims; still defined
+    unary("T", _reverse_dims),  # PyTorch deprecates .T on other than 2 dims; still defined
     unary("permute", lambda L, a: a.permute(2, 0, 1), shapes=(((2, 3, 2),),)),
     unary("permute_fn", lambda L, a: L.permute(a, (1, 0)), shapes=(((2, 3),),)),
     unary("unsqueeze0", lambda L, a: a.unsqueeze(0)),

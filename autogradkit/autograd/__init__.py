@@ -18,12 +18,12 @@ from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING, Accumulation, BackwardStep, backward_steps, prepare, run_to_end,
 )
 from .function import Function, FunctionCtx, Node, once_differentiable
-from .gradcheck import gradcheck, gradgradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
     "backward", "grad", "backward_steps", "BackwardStep", "Accumulation", "Function",
-    "FunctionCtx", "Node", "functional", "gradcheck", "gradgradcheck", "no_grad",
+    "FunctionCtx", "Node", "functional", "gradcheck", "gradgradcheck", "GradcheckError", "no_grad",
     "enable_grad", "set_grad_enabled", "is_grad_enabled", "once_differentiable",
 ]
 

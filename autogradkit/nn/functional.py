@@ -177,6 +177,18 @@ def _check_loss_args(name: str, input, target, reduction: str) -> None:
         )
 
 
+def _check_constant(name: str, **arguments) -> None:
+    """Weights are constants: PyTorch refuses to differentiate with respect to them."""
+    from ..autograd.grad_mode import is_grad_enabled
+
+    for argument, value in arguments.items():
+        if isinstance(value, Tensor) and value._requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"The function '{name}' is not differentiable with respect to argument "
+                f"'{argument}'. This input cannot have requires_grad True."
+            )
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -203,6 +215,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         )
     # weight and pos_weight are constants of the loss, not inputs of the graph: PyTorch's
     # node lists only (input, target) in next_functions, so pass their arrays.
+    _check_constant("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     weight_data = weight._data if isinstance(weight, Tensor) else weight
     pos_data = pos_weight._data if isinstance(pos_weight, Tensor) else pos_weight
     return BinaryCrossEntropyWithLogits.apply(input, target, weight_data, pos_data, reduction)
@@ -219,6 +232,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             .replace("autogradkit.Size", "torch.Size")
         )
     weight_data = weight._data if isinstance(weight, Tensor) else weight  # a constant (see above)
+    _check_constant("binary_cross_entropy", weight=weight)
     return BinaryCrossEntropy.apply(input, target, weight_data, reduction)
 
 

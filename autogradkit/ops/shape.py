@@ -8,6 +8,7 @@ gradient into zeros at the indexed places.
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -84,7 +85,8 @@ class T(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output.T
+        # .t() on tensors: their .T warns below 2 dimensions, as PyTorch's does.
+        return grad_output.t() if isinstance(grad_output, Tensor) else grad_output.T
 
 
 class Transpose(Function):
@@ -366,6 +368,15 @@ def t(input: Tensor) -> Tensor:
 
 def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: all dimensions reversed (PyTorch records a permute)."""
+    if input.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=3)
+    elif input.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
     return Permute.apply(input, tuple(range(input.ndim - 1, -1, -1)))
 
 

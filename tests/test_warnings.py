@@ -1,0 +1,49 @@
+"""Warnings are part of what PyTorch prints: autogradkit gives the same ones, and no
+NumPy floating-point warnings that PyTorch would not give."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autogradkit as ak
+
+
+def _warnings_of(fn) -> list[tuple[type, str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [(w.category, str(w.message).split(" (Triggered internally")[0]) for w in caught]
+
+
+CASES = {
+    "T-of-3d": lambda lib: lib.ones(2, 3, 4).T,
+    "T-of-0d": lambda lib: lib.tensor(1.0).T,
+    "T-of-2d": lambda lib: lib.ones(2, 3).T,
+    "grad-of-non-leaf": lambda lib: (lib.ones(2, requires_grad=True) * 2).grad,
+    "float-of-requires-grad": lambda lib: float(lib.tensor(2.0, requires_grad=True)),
+    "backward-create_graph": lambda lib: (lib.ones(2, requires_grad=True) ** 2).sum().backward(create_graph=True),
+    "sqrt-at-zero-backward": lambda lib: lib.sqrt(lib.zeros(2, requires_grad=True)).sum().backward(),
+    "log-at-zero-backward": lambda lib: lib.log(lib.zeros(2, requires_grad=True)).sum().backward(),
+    "divide-by-zero": lambda lib: lib.ones(2) / 0,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_warnings_as_pytorch(name):
+    torch = pytest.importorskip("torch")
+    ours = _warnings_of(lambda: CASES[name](ak))
+    theirs = _warnings_of(lambda: CASES[name](torch))
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["sqrt-at-zero-backward", "log-at-zero-backward", "divide-by-zero",
+                                  "T-of-2d"])
+def test_no_numpy_warnings(name):
+    """Runs without torch too: these print nothing in PyTorch."""
+    assert _warnings_of(lambda: CASES[name](ak)) == []
+
+
+def test_T_warns_about_other_than_2d():
+    assert [c for c, _ in _warnings_of(lambda: ak.ones(2, 3, 4).T)] == [UserWarning]
