@@ -124,7 +124,7 @@ class Node:
     # The fields every recorded node sets are slots; the rest are class-level
     # defaults that a node overrides only when it needs to (most never do), which
     # keeps recording an operation cheap.
-    __slots__ = ("next_functions", "needs_input_grad", "_slots", "_sequence_nr",
+    __slots__ = ("_listed", "needs_input_grad", "_slots", "_sequence_nr",
                  "_to_save", "_saved", "_saved_sources", "__dict__", "__weakref__")
     _differentiable = False
     _tensor_pre_hooks: list | None = None
@@ -138,6 +138,14 @@ class Node:
     _function: type["Function"] | None = None
 
     # -- identity ---------------------------------------------------------------
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(node, input_nr)`` pair per input PyTorch lists for this operation;
+        ``(None, 0)`` where no gradient flows."""
+        edges = {slot[0]: (slot[1], slot[2]) for slot in self._slots}
+        return tuple(edges.get(index, _NO_EDGE)
+                     for index, listed in enumerate(self._listed) if listed)
+
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
         return self._name
@@ -290,7 +298,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self._to_save = self._saved = self._saved_sources = None
         self.variable = variable
-        self.next_functions = ()
+        self._listed = ()
         self.needs_input_grad = ()
         self._slots = ()
         # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
@@ -398,7 +406,10 @@ class Function:
         node._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
-        node.needs_input_grad = tuple(needs)
+        needs = tuple(needs)
+        # Share one tuple per pattern: a graph keeps every node's tuple alive, and
+        # fewer long-lived objects make Python's cyclic GC cheaper.
+        node.needs_input_grad = _PATTERNS.setdefault(needs, needs)
         try:
             out = cls.forward(node, *arrays)
         except (ValueError, TypeError) as error:
@@ -418,19 +429,21 @@ class Function:
             return result
 
         # Record: link the node to the nodes that produced its inputs.
-        next_functions = []
+        # _slots: where each gradient goes (the engine's view of the edges);
+        # _listed: which arguments PyTorch lists in next_functions (tensors, and for
+        # arithmetic also Python numbers), kept as one shared tuple per pattern.
+        listed = []
         slots = []
         for index, arg in enumerate(args):
             if type(arg) is Tensor:
+                listed.append(True)
                 if arg._requires_grad:
                     edge = arg.grad_fn or arg._grad_accumulator()
-                    next_functions.append((edge, 0))
                     slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
-                else:
-                    next_functions.append((None, 0))
-            elif cls.scalars_are_inputs and isinstance(arg, (int, float)):
-                next_functions.append((None, 0))
-        node.next_functions = tuple(next_functions)
+            else:
+                listed.append(cls.scalars_are_inputs and isinstance(arg, (int, float)))
+        listed = tuple(listed)
+        node._listed = _PATTERNS.setdefault(listed, listed)
         node._slots = slots
         node._sequence_nr = next(_sequence_numbers)
         result = Tensor._make(out, node)
@@ -440,6 +453,11 @@ class Function:
         if cls.creates_view:
             _link_view(result, args[0])
         return result
+
+
+_PATTERNS: dict[tuple, tuple] = {}
+_NO_EDGE = (None, 0)
+_CONSTANT_SOURCE = (None, 0, "constant", None)
 
 
 def _link_view(view, source) -> None:
@@ -459,7 +477,7 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     where kind says whether it is an input, the output, or a constant."""
     described = []
     for value in saved:
-        source = (None, 0, "constant", None)
+        source = _CONSTANT_SOURCE
         if value is out:
             counter = result._version_counter
             source = (counter, counter[0], "output", None)
