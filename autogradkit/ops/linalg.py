@@ -10,8 +10,8 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .arithmetic import broadcast_error
 from ._promotion import promote
+from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
 
 __all__ = ["matmul", "mm", "mv", "dot"]
@@ -124,12 +124,8 @@ class Dot(Function):
                               y if ctx.needs_input_grad[0] else None)
         return np.dot(x, y)
 
-    @staticmethod
-    def backward(ctx, grad_output):
-        x, y = ctx.saved_tensors
-        grad_x = grad_output * y if ctx.needs_input_grad[0] else None
-        grad_y = grad_output * x if ctx.needs_input_grad[1] else None
-        return grad_x, grad_y
+    # The product rule, exactly as for Mul: the 0-d gradient scales the other vector.
+    backward = Mul.backward
 
 
 def _title_name(x: np.ndarray) -> str:
