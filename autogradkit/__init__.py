@@ -15,7 +15,8 @@ first use.
 """
 from __future__ import annotations
 
-from . import _dtype
+import builtins as _builtins
+
 from ._dtype import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from .tensor import Size, Tensor  # noqa: E402  (imports the ops)
 from . import autograd, nn  # noqa: E402
@@ -35,6 +36,96 @@ from .ops.shape import (  # noqa: E402
 
 __version__ = "0.1.0"
 
+__all__ = [
+    "Size",
+    "Tensor",
+    "abs",
+    "add",
+    "arange",
+    "argmax",
+    "as_tensor",
+    "autograd",
+    "bool",
+    "cat",
+    "clamp",
+    "clip",
+    "clone",
+    "concat",
+    "div",
+    "divide",
+    "dot",
+    "double",
+    "dtype",
+    "empty",
+    "empty_like",
+    "enable_grad",
+    "exp",
+    "eye",
+    "flatten",
+    "float",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "full_like",
+    "get_default_dtype",
+    "get_printoptions",
+    "initial_seed",
+    "int64",
+    "is_floating_point",
+    "is_grad_enabled",
+    "is_tensor",
+    "linspace",
+    "log",
+    "long",
+    "manual_seed",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "mm",
+    "mul",
+    "multiply",
+    "mv",
+    "neg",
+    "negative",
+    "nn",
+    "no_grad",
+    "numel",
+    "ones",
+    "ones_like",
+    "permute",
+    "pow",
+    "rand",
+    "rand_like",
+    "randint",
+    "randn",
+    "randn_like",
+    "reciprocal",
+    "relu",
+    "reshape",
+    "rsub",
+    "seed",
+    "set_grad_enabled",
+    "set_printoptions",
+    "sigmoid",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "sub",
+    "subtract",
+    "sum",
+    "t",
+    "tanh",
+    "tensor",
+    "transpose",
+    "true_divide",
+    "unsqueeze",
+    "zeros",
+    "zeros_like",
+]
+
 clip = clamp
 concat = cat
 multiply = mul
@@ -44,7 +135,7 @@ true_divide = div
 negative = neg
 
 
-def is_tensor(obj) -> builtins_bool:  # type: ignore[name-defined]
+def is_tensor(obj) -> _builtins.bool:
     """True if ``obj`` is an autogradkit tensor."""
     return isinstance(obj, Tensor)
 
@@ -59,7 +150,7 @@ def get_default_dtype() -> dtype:
     return float32
 
 
-def is_floating_point(input: Tensor) -> builtins_bool:  # type: ignore[name-defined]
+def is_floating_point(input: Tensor) -> _builtins.bool:
     return input.is_floating_point()
 
 
@@ -94,7 +185,3 @@ def __getattr__(name: str):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autogradkit' has no attribute {name!r}")
 
-
-import builtins as _builtins  # noqa: E402
-
-builtins_bool = _builtins.bool

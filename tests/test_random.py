@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
-import os
 import platform
 import time
 from fractions import Fraction

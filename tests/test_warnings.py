@@ -9,7 +9,6 @@ import sys
 import textwrap
 import warnings
 
-import numpy as np
 import pytest
 
 import autogradkit as ak

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
 
 from . import functional
 from .engine import (

@@ -10,7 +10,6 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._promotion import promote
 from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
 

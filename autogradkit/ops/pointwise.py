@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
-from .arithmetic import BinaryFunction, _check_operand
+from .arithmetic import BinaryFunction
 
 __all__ = ["exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "clamp_min", "maximum"]
 
