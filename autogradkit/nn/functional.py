@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..tensor import Tensor
@@ -179,8 +180,6 @@ def _check_loss_args(name: str, input, target, reduction: str) -> None:
 
 def _check_constant(name: str, **arguments) -> None:
     """Weights are constants: PyTorch refuses to differentiate with respect to them."""
-    from ..autograd.grad_mode import is_grad_enabled
-
     for argument, value in arguments.items():
         if isinstance(value, Tensor) and value._requires_grad and is_grad_enabled():
             raise RuntimeError(
@@ -208,7 +207,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         Weight of positive examples, broadcast along the last dimension.
     """
     _check_loss_args("binary_cross_entropy_with_logits", input, target, reduction)
-    if target.shape != input.shape:
+    if target._data.shape != input._data.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
             .replace("autogradkit.Size", "torch.Size")
@@ -225,7 +224,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target``."""
     _check_loss_args("binary_cross_entropy", input, target, reduction)
-    if target.shape != input.shape:
+    if target._data.shape != input._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
@@ -240,7 +239,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean") -> Tensor:
     """Mean squared error ``mean((input - target)²)``."""
     _check_loss_args("mse_loss", input, target, reduction)
-    if target.shape != input.shape:
+    if target._data.shape != input._data.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "

@@ -160,7 +160,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     tensor([5., 5., 5.], grad_fn=<SqueezeBackward4>)
     """
     _check_tensors(input, other, "matmul")
-    a, b = input.ndim, other.ndim
+    a, b = input._data.ndim, other._data.ndim
     if a == 0 or b == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
@@ -170,10 +170,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        if input.shape[0] != other.shape[0]:
+        n, (rows, columns) = input._data.shape[0], other._data.shape
+        if n != rows:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied (1x{input.shape[0]} and "
-                f"{other.shape[0]}x{other.shape[1]})"
+                f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {rows}x{columns})"
             )
         # PyTorch computes vector @ matrix as (1×n row) @ matrix, then squeezes.
         row = Unsqueeze.apply(input, 0) if input._requires_grad else Tensor._make(input._data[None])

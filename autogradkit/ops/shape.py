@@ -98,7 +98,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.dims = (d0, d1)
-        return np.swapaxes(x, d0, d1)
+        return x.swapaxes(d0, d1)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -114,7 +114,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.inverse = tuple(np.argsort(dims))
-        return np.transpose(x, dims)
+        return x.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -130,7 +130,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.shape = x.shape
-        return np.expand_dims(x, dim)
+        return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -146,7 +146,7 @@ class Squeeze(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.shape = x.shape
-        return np.squeeze(x, axis=dims)
+        return x.squeeze(axis=dims)
 
     @staticmethod
     def backward(ctx, grad_output):
