@@ -419,9 +419,13 @@ class Function:
             raise translated from None
         if type(out) is not np.ndarray:
             scalar, out = out, np.asarray(out)  # NumPy returns scalars for 0-d results
-            if node._to_save is not None:
-                # forward saved the scalar; save the array the result will hold instead
-                node._to_save = tuple(out if value is scalar else value for value in node._to_save)
+            saved = node._to_save
+            if saved is not None:
+                for value in saved:
+                    if value is scalar:
+                        # forward saved the scalar: save the array the result holds instead
+                        node._to_save = tuple(out if v is scalar else v for v in saved)
+                        break
         if not record or not grad_mode._state.enabled:
             result = Tensor._make(out)
             if cls.creates_view:
