@@ -822,8 +822,6 @@ def test_saved_none_stays_none_in_double_backward():
     np.testing.assert_array_equal(gg.numpy(), [2.0, 2.0])
 
 
-
-
 class ScalarExp(Function):
     """exp written the natural NumPy way: for 0-d input ``np.exp`` returns a scalar."""
 
