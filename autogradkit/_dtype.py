@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dtype", "float32", "float64", "int64", "bool", "from_numpy_dtype"]
+__all__ = ["dtype", "float32", "float64", "int64", "bool", "from_numpy_dtype", "c_type_name",
+           "scalar_type_name"]
 
 
 class dtype:
@@ -68,3 +69,22 @@ def from_numpy_dtype(numpy_dtype) -> dtype:
             "use float32, float64, int64 or bool (convert with array.astype(...))."
         )
     return found
+
+
+# PyTorch's messages name a dtype in two ways: as its C++ type ("expected m1 and m2
+# to have the same dtype, but got: float != double") and as its scalar type ("result
+# type Float can't be cast to the desired output type Long", "torch.FloatTensor").
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def c_type_name(numpy_dtype) -> str:
+    """``float32`` -> ``"float"``, as PyTorch's messages print it."""
+    name = np.dtype(numpy_dtype).name
+    return _C_TYPE_NAMES.get(name, name)
+
+
+def scalar_type_name(numpy_dtype) -> str:
+    """``float32`` -> ``"Float"``, as PyTorch's messages print it."""
+    name = np.dtype(numpy_dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name)

@@ -91,7 +91,8 @@ class Tensor:
             from ._creation import zeros
 
             source = zeros(*args)
-        _init(self, source._data, None)
+        for name in _STATE_SLOTS:  # become the leaf that was just made
+            setattr(self, name, getattr(source, name))
 
     # -- construction helpers -------------------------------------------------
     @staticmethod
@@ -183,8 +184,8 @@ class Tensor:
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_type_name(value._data.dtype)}' "
-                    f"to a tensor with grad_dtype '{_torch_type_name(self._data.dtype)}'. The gradient "
+                    f"attempting to assign a gradient with dtype '{_dtype.c_type_name(value._data.dtype)}' "
+                    f"to a tensor with grad_dtype '{_dtype.scalar_type_name(self._data.dtype)}'. The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
                     "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -254,13 +255,7 @@ class Tensor:
         create_graph : bool
             Record the backward pass itself, for higher-order derivatives.
         """
-        if inputs is not None:
-            raise NotImplementedError(
-                "backward(inputs=...) is not supported by autogradkit; use autograd.grad"
-            )
-        if create_graph:
-            warnings.warn(_engine.CREATE_GRAPH_BACKWARD_WARNING, UserWarning, stacklevel=2)
-        _engine.run_to_end(_engine.prepare(self, gradient, retain_graph, create_graph))
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A new leaf that shares this tensor's data (and version counter) but is cut
@@ -402,8 +397,7 @@ class Tensor:
 
     def type(self, dtype: DType | None = None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                    "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[self._data.dtype.name]
+            return f"torch.{_dtype.scalar_type_name(self._data.dtype)}Tensor"
         return self.to(dtype)
 
     def cpu(self) -> "Tensor":
@@ -818,16 +812,7 @@ class Tensor:
 _new_tensor = object.__new__
 
 
-def _init(t: Tensor, data: np.ndarray, grad_fn) -> None:
-    t._data = data
-    t._requires_grad = grad_fn is not None
-    t.grad_fn = grad_fn
-    t._grad = None
-    t._version_counter = [0]
-    t._retains_grad = False
-    t._accumulator = None
-    t._hooks = None
-    t._base = None
+_STATE_SLOTS = tuple(name for name in Tensor.__slots__ if name != "__weakref__")
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -848,16 +833,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim + ndim if dim < 0 else (dim if ndim else 0)
 
 
-def _c_type_name(numpy_dtype) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}.get(
-        np.dtype(numpy_dtype).name, str(numpy_dtype))
-
-
-def _torch_type_name(numpy_dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}.get(
-        np.dtype(numpy_dtype).name, str(numpy_dtype))
-
-
 def _check_inplace_operand(data: np.ndarray, other) -> None:
     """PyTorch's errors for ``a.add_(b)`` when the result would not fit in ``a``."""
     from .ops._promotion import result_dtype
@@ -865,8 +840,8 @@ def _check_inplace_operand(data: np.ndarray, other) -> None:
     result = result_dtype(data, other)
     if not np.can_cast(result, data.dtype, casting="same_kind"):
         raise RuntimeError(
-            f"result type {_torch_type_name(result)} can't be cast to the desired "
-            f"output type {_torch_type_name(data.dtype)}"
+            f"result type {_dtype.scalar_type_name(result)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(data.dtype)}"
         )
     other_shape = np.shape(other)
     try:
@@ -883,8 +858,8 @@ def _store_inplace(t: Tensor, values: np.ndarray) -> None:
     if values.dtype != t._data.dtype:
         if not np.can_cast(values.dtype, t._data.dtype, casting="same_kind"):
             raise RuntimeError(
-                f"result type {_torch_type_name(values.dtype)} can't be cast to the desired "
-                f"output type {_torch_type_name(t._data.dtype)}"
+                f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
+                f"output type {_dtype.scalar_type_name(t._data.dtype)}"
             )
     if values.shape != t._data.shape:
         raise RuntimeError(
@@ -914,7 +889,7 @@ def _np_zero_inplace(a):
 
 
 # Imported last: these modules need the Tensor class defined above.
-from .autograd import engine as _engine  # noqa: E402
+from . import autograd as _autograd  # noqa: E402
 from .autograd import grad_mode  # noqa: E402
 from .autograd.function import AccumulateGrad  # noqa: E402
 from .ops import arithmetic as _ops_arith  # noqa: E402

@@ -191,7 +191,8 @@ class _GraphTask:
             self.buffers[node] = [grad, fresh]
         else:
             total = entry[0] + grad
-            is_array = type(total) is not Tensor
+            is_array = type(total) is not Tensor  # a made-here array: ours to hand on
+            # (np.asarray: NumPy returns 0-d sums as scalars)
             entry[0], entry[1] = (np.asarray(total) if is_array else total), is_array
 
     def run(self) -> Iterator[tuple]:
@@ -234,17 +235,10 @@ class _GraphTask:
             for slot, child_grad in zip(node._slots, sent):
                 child = slot[1]
                 if child_grad is not None:
-                    entry = buffers.get(child)
-                    if entry is None:
-                        # An array the backward formula just made (not its input passed
-                        # through, not a view) can become a leaf's .grad without a copy.
-                        buffers[child] = [child_grad, child_grad is not grad and not create_graph
-                                          and child_grad.base is None]
-                    else:
-                        total = entry[0] + child_grad
-                        if not create_graph:
-                            total = np.asarray(total)  # 0-d sums come back as scalars
-                        entry[0], entry[1] = total, not create_graph
+                    # An array the backward formula just made (not its input passed
+                    # through, not a view) can become a leaf's .grad without a copy.
+                    self._send(child, child_grad, child_grad is not grad and not create_graph
+                               and child_grad.base is None)
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:

@@ -46,6 +46,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from . import grad_mode
 from ..tensor import Tensor
 
@@ -68,8 +69,7 @@ def _inplace_message(producer: str | None, shape: tuple, dtype: np.dtype, expect
     """PyTorch's error for a saved tensor that was modified in place; ``producer`` is
     the forward name of the operation that made it (``"Mul"``), None for a leaf."""
     shape_text = "[" + ", ".join(str(n) for n in shape) + "]"
-    type_name = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-                 "bool": "BoolTensor"}.get(np.dtype(dtype).name, "Tensor")
+    type_name = f"{scalar_type_name(dtype)}Tensor"
     origin = f", which is output 0 of {producer}," if producer else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "

@@ -28,15 +28,14 @@ def _as_tuple(value, what: str) -> tuple[tuple, bool]:
 
 
 def _prepare_inputs(inputs: tuple, create_graph: bool) -> tuple:
-    # Work on fresh leaves so the caller's tensors and their .grad are untouched.
-    from ..autograd.grad_mode import enable_grad  # noqa: F401
-
+    """Fresh leaves, so the caller's tensors and their .grad are untouched; with
+    create_graph, inputs that require grad are kept so results stay connected to them."""
     prepared = []
     for x in inputs:
-        leaf = x if (create_graph and x.requires_grad) else x.detach()
-        if leaf is not x or not leaf.requires_grad:
-            leaf = x.detach().requires_grad_(True) if x.dtype.is_floating_point else x.detach()
-        prepared.append(leaf)
+        if create_graph and x.requires_grad:
+            prepared.append(x)
+        else:
+            prepared.append(x.detach().requires_grad_(x.dtype.is_floating_point))
     return tuple(prepared)
 
 

@@ -15,12 +15,6 @@ _BY_RANK = {rank: dt for dt, rank in _RANK.items()}
 _FLOAT32 = np.dtype(np.float32)
 
 
-def _category(dtype: np.dtype | None) -> int:
-    if dtype is None:
-        return -1
-    return 0 if dtype.kind == "b" else (1 if dtype.kind in "iu" else 2)
-
-
 def _promote(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
     if a is None:
         return b

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import c_type_name, scalar_type_name
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
@@ -23,10 +24,6 @@ def _mm(a, b):
     if type(a) is np.ndarray and type(b) is np.ndarray:
         return a.dot(b)
     return a @ b
-
-
-def _type_name(x: np.ndarray) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}.get(x.dtype.name, x.dtype.name)
 
 
 class Mm(Function):
@@ -65,7 +62,7 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         if a.dtype != b.dtype:  # PyTorch's bmm words it this way
-            raise RuntimeError(f"expected scalar type {_title_name(a)} but found {_title_name(b)}")
+            raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
         # Each operand is needed only for the other's gradient.
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
                               b if ctx.needs_input_grad[0] else None)
@@ -90,7 +87,8 @@ class Mv(Function):
             raise RuntimeError(
                 f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})"
             )
-        _check_same_dtype(a, v, "self and vec")
+        if a.dtype != v.dtype:
+            _raise_dtype_mismatch(a, v)
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
                               v if ctx.needs_input_grad[0] else None)
         return a @ v
@@ -118,7 +116,7 @@ class Dot(Function):
             )
         if x.dtype != y.dtype:  # PyTorch's dot words it this way
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{_title_name(x)} and {_title_name(y)}")
+                               f"{scalar_type_name(x.dtype)} and {scalar_type_name(y.dtype)}")
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
                               y if ctx.needs_input_grad[0] else None)
         return np.dot(x, y)
@@ -127,18 +125,9 @@ class Dot(Function):
     backward = Mul.backward
 
 
-def _title_name(x: np.ndarray) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}.get(x.dtype.name, x.dtype.name)
-
-
-def _check_same_dtype(a: np.ndarray, b: np.ndarray, names: str) -> None:
-    if a.dtype != b.dtype:
-        _raise_dtype_mismatch(a, b)
-
-
 def _raise_dtype_mismatch(a: np.ndarray, b: np.ndarray) -> None:
     raise RuntimeError(
-        f"expected m1 and m2 to have the same dtype, but got: {_type_name(a)} != {_type_name(b)}"
+        f"expected m1 and m2 to have the same dtype, but got: {c_type_name(a.dtype)} != {c_type_name(b.dtype)}"
     )
 
 
