@@ -136,6 +136,11 @@ class Node:
     _hooked = False
     _name = "Node"
     _function: type["Function"] | None = None
+    # Tensor inputs that do not require grad (``x`` and ``y`` in the tutorial):
+    # ``(argument index, tensor)`` pairs. The engine never reads them; they let a
+    # drawing of the graph show every input of the forward pass, as PyTorch's
+    # tutorial picture does. Set on the few nodes that have such inputs.
+    _untracked_inputs: tuple = ()
 
     # -- identity ---------------------------------------------------------------
     @property
@@ -438,14 +443,21 @@ class Function:
         # arithmetic also Python numbers), kept as one shared tuple per pattern.
         listed = []
         slots = []
+        untracked = None
         for index, arg in enumerate(args):
             if type(arg) is Tensor:
                 listed.append(True)
                 if arg._requires_grad:
                     edge = arg.grad_fn or arg._grad_accumulator()
                     slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
+                elif untracked is None:
+                    untracked = [(index, arg)]
+                else:
+                    untracked.append((index, arg))
             else:
                 listed.append(cls.scalars_are_inputs and isinstance(arg, (int, float)))
+        if untracked is not None:
+            node._untracked_inputs = tuple(untracked)
         listed = tuple(listed)
         node._listed = _PATTERNS.setdefault(listed, listed)
         node._slots = slots
