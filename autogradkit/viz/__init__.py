@@ -1,0 +1,14 @@
+"""Pictures of autograd, drawn from the real graph and the real gradients.
+
+* :func:`draw_graph` — the computational graph as SVG, laid out in pure Python
+  (no Graphviz), displayed by Jupyter as it is;
+* :func:`plot_grad`, :func:`plot_grads` — gradients as matplotlib heatmaps and bars.
+
+Loading this module does not load matplotlib; the plotting functions do, on first use.
+"""
+from __future__ import annotations
+
+from .graph import GraphDrawing, draw_graph
+from .plots import plot_grad, plot_grads
+
+__all__ = ["draw_graph", "GraphDrawing", "plot_grad", "plot_grads"]

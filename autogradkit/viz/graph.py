@@ -1,0 +1,630 @@
+"""Drawing the computational graph, in pure Python (PyTorch users know this
+picture from torchviz, which needs the Graphviz program; this needs nothing).
+
+Three steps, each a function a learner can read on its own:
+
+1. :func:`build_graph` walks ``grad_fn.next_functions`` from the output, as the
+   engine does, and collects what to draw: the operations (``MmBackward0``), the
+   leaves that will receive ``.grad`` (``w``, ``b``), the inputs that need no
+   gradient (``x``, ``y``, greyed) and the output (``loss``).
+2. :func:`layout` places them in columns, forward from left to right (inputs on the
+   left, the loss on the right), and orders each column to avoid crossing edges
+   (the layered method of Sugiyama et al., with the barycenter heuristic).
+3. :func:`render_svg` writes SVG. Every node is a ``<g>`` with ``data-node="<label>"``
+   and a class saying what it is (``leaf``, ``op``, ``input``, ``output``); the
+   backward stepper adds ``current`` and ``done``, and ``carried`` on edges that
+   have carried a gradient.
+"""
+from __future__ import annotations
+
+import sys
+from html import escape
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..autograd.function import AccumulateGrad, Node
+from ..tensor import Tensor
+from ._style import format_value
+
+__all__ = ["draw_graph", "GraphDrawing", "build_graph", "layout", "render_svg", "Graph",
+           "GraphNode", "GraphEdge", "caller_tensor_names"]
+
+# Values are printed inside a node up to this many elements.
+SHOW_VALUES_UP_TO = 6
+
+
+# -- 1. What to draw -------------------------------------------------------------------
+class GraphNode:
+    """One box of the drawing.
+
+    ``kind`` is ``"op"`` (a backward node such as ``MmBackward0``), ``"leaf"`` (a
+    tensor that requires grad; its ``AccumulateGrad`` node runs when its gradient
+    is stored), ``"input"`` (a tensor that needs no gradient) or ``"output"`` (the
+    tensor ``backward`` starts from). ``label`` is unique within a graph.
+    """
+
+    def __init__(self, kind: str, label: str, tensor: Tensor | None = None,
+                 autograd_node: Node | None = None, shape: tuple | None = None,
+                 output_name: str | None = None) -> None:
+        self.kind = kind
+        self.label = label
+        self.tensor = tensor
+        self.autograd_node = autograd_node
+        self.shape = shape
+        self.output_name = output_name  # for an op: the variable holding its result
+        # Set by layout(): column, position in the column, box geometry.
+        self.layer = 0
+        self.order = 0.0
+        self.x = self.y = self.width = self.height = 0.0
+
+    def __repr__(self) -> str:
+        return f"GraphNode({self.kind!r}, {self.label!r})"
+
+
+class GraphEdge:
+    """An arrow in the forward direction, ``source`` → ``target``; the gradient
+    travels it backwards. ``points`` (set by layout) are the bends of a long edge."""
+
+    def __init__(self, source: GraphNode, target: GraphNode) -> None:
+        self.source, self.target = source, target
+        self.points: list[tuple[float, float]] = []
+
+    def __repr__(self) -> str:
+        return f"GraphEdge({self.source.label!r} -> {self.target.label!r})"
+
+
+class Graph:
+    """The nodes and edges to draw, and which box stands for which autograd node."""
+
+    def __init__(self) -> None:
+        self.nodes: list[GraphNode] = []
+        self.edges: list[GraphEdge] = []
+        self.box_of: dict[Node, GraphNode] = {}  # AccumulateGrad -> its leaf's box
+        self.width = self.height = 0.0
+
+    def node(self, label: str) -> GraphNode:
+        """The box with this label."""
+        for node in self.nodes:
+            if node.label == label:
+                return node
+        raise KeyError(f"no node labelled {label!r}; labels: {[n.label for n in self.nodes]}")
+
+    def edge_between(self, gradient_from: Node, gradient_to: Node) -> GraphEdge | None:
+        """The arrow along which ``gradient_from`` sends a gradient to ``gradient_to``."""
+        source, target = self.box_of.get(gradient_to), self.box_of.get(gradient_from)
+        for edge in self.edges:
+            if edge.source is source and edge.target is target:
+                return edge
+        return None
+
+
+def caller_tensor_names() -> dict[str, Tensor]:
+    """The tensors held by variables of the code that called into autogradkit (a
+    notebook's globals, a function's locals), by name: what a learner calls them.
+
+    Names starting with ``_`` are skipped (IPython's ``_``, ``_3``, ``__``).
+    """
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("autogradkit"):
+        frame = frame.f_back
+    variables: dict[str, Tensor] = {}
+    if frame is None:
+        return variables
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in list(scope.items()):
+            if type(value) is Tensor and not name.startswith("_") and name not in variables:
+                variables[name] = value
+    return variables
+
+
+def _tensors(roots) -> list[Tensor]:
+    if isinstance(roots, Tensor):
+        return [roots]
+    roots = list(roots)
+    if not roots or not all(isinstance(t, Tensor) for t in roots):
+        raise TypeError(
+            "draw_graph expects a tensor (or a list of tensors) that is the result of "
+            f"operations, e.g. draw_graph(loss); got {roots!r}"
+        )
+    return roots
+
+
+def build_graph(roots: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] | None = None,
+                variables: Mapping[str, Tensor] | None = None) -> Graph:
+    """Collect the boxes and arrows of the graph that ends in ``roots``.
+
+    Tensors are named from ``params`` (``{"w": w, "b": b}``) first, then from
+    ``variables`` (:func:`draw_graph` passes the caller's); results of operations
+    too, so the box of ``AddBackward0`` says it made ``z``.
+    """
+    roots = _tensors(roots)
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(
+            f"params must be a dict of name -> tensor, e.g. {{'w': w, 'b': b}}; got {type(params).__name__}"
+        )
+    named: dict[int, tuple[str, Tensor]] = {}
+    for name, tensor in (params or {}).items():
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"params[{name!r}] is a {type(tensor).__name__}, not a tensor")
+        named.setdefault(id(tensor), (name, tensor))
+    for name, tensor in (variables or {}).items():
+        named.setdefault(id(tensor), (name, tensor))
+    tensor_names = {key: name for key, (name, _) in named.items()}
+    op_names = {t.grad_fn: name for name, t in named.values() if t.grad_fn is not None}
+    by_array = {id(t._data): t for _, t in named.values()}
+
+    graph = Graph()
+    counts: dict[str, int] = {}
+
+    def unique(label: str) -> str:
+        counts[label] = counts.get(label, 0) + 1
+        return label if counts[label] == 1 else f"{label} #{counts[label]}"
+
+    def tensor_box(kind: str, tensor: Tensor, fallback: str) -> GraphNode:
+        box = boxes_by_tensor.get(id(tensor))
+        if box is None:
+            box = GraphNode(kind, unique(tensor_names.get(id(tensor), fallback)), tensor,
+                            shape=tuple(tensor.shape))
+            boxes_by_tensor[id(tensor)] = box
+            graph.nodes.append(box)
+        return box
+
+    boxes_by_tensor: dict[int, GraphNode] = {}
+    # Walk from the roots as the engine does; ops are numbered in forward order,
+    # so "MulBackward0 #2" is the second multiplication you wrote.
+    ops: list[Node] = []
+    seen: set[Node] = set()
+    stack = [t.grad_fn for t in roots if t.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if type(node) is not AccumulateGrad:
+            ops.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                stack.append(child)
+    ops.sort(key=lambda n: n._sequence_nr)
+    shapes = _output_shapes(ops, roots)
+    for op in ops:
+        box = GraphNode("op", unique(op.name()), autograd_node=op, shape=shapes.get(op),
+                        output_name=op_names.get(op))
+        graph.box_of[op] = box
+        graph.nodes.append(box)
+
+    def box_for(autograd_node: Node) -> GraphNode:
+        if type(autograd_node) is AccumulateGrad:
+            box = tensor_box("leaf", autograd_node.variable, "leaf")
+            box.autograd_node = autograd_node
+            graph.box_of[autograd_node] = box
+            return box
+        return graph.box_of[autograd_node]
+
+    def connect(source: GraphNode, target: GraphNode) -> None:
+        if not any(e.source is source and e.target is target for e in graph.edges):
+            graph.edges.append(GraphEdge(source, target))
+
+    for op in ops:
+        target = graph.box_of[op]
+        for child, _ in op.next_functions:
+            if child is not None:
+                connect(box_for(child), target)
+        for _, tensor in op._untracked_inputs:
+            connect(tensor_box("input", _named_original(tensor, by_array), "input"), target)
+
+    for position, root in enumerate(roots):
+        if root.grad_fn is not None:
+            output = GraphNode("output", unique(tensor_names.get(id(root), "output")), root,
+                               shape=tuple(root.shape))
+            graph.nodes.append(output)
+            connect(graph.box_of[root.grad_fn], output)
+            graph.box_of[root.grad_fn].output_name = None  # the output box shows the name
+        elif root.requires_grad:
+            box_for(root._grad_accumulator())
+        else:
+            raise RuntimeError(
+                f"element {position} of tensors does not require grad and does not have a "
+                "grad_fn: there is no graph to draw. Create the inputs with requires_grad=True "
+                "(e.g. torch.randn(5, 3, requires_grad=True)) before computing the output."
+            )
+    return graph
+
+
+def _named_original(tensor: Tensor, by_array: Mapping[int, Tensor]) -> Tensor:
+    """An operation may receive a temporary view of a tensor (``matmul`` turns the
+    vector ``x`` into a 1×5 row); draw the tensor the user named instead."""
+    if id(tensor._data) in by_array:
+        return by_array[id(tensor._data)]
+    base = tensor._data.base
+    if base is not None and id(base) in by_array:
+        return by_array[id(base)]
+    return tensor
+
+
+def _output_shapes(ops: list[Node], roots: list[Tensor]) -> dict[Node, tuple]:
+    """The shape of each operation's result, read off the edges that consume it."""
+    shapes = {t.grad_fn: tuple(t.shape) for t in roots if t.grad_fn is not None}
+    for op in ops:
+        for _, child, _, shape, _ in op._slots:
+            shapes.setdefault(child, tuple(shape))
+    return shapes
+
+
+# -- 2. Where to draw it ---------------------------------------------------------------
+CHAR_WIDTH = 7.4      # px per character of the 12px monospace font (a little to spare)
+LINE_HEIGHT = 15.0
+PADDING = 8.0
+COLUMN_GAP = 46.0
+ROW_GAP = 16.0
+MARGIN = 10.0
+
+
+def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> Graph:
+    """Give every box a column (``layer``), a place in it and a size, and every long
+    edge its bends. Forward runs left to right and every arrow points right: a box
+    sits as many columns left of the output as its longest path to it is long."""
+    lines = lines or {}
+    for node in graph.nodes:
+        text = lines.get(node, [node.label])
+        node.width = max(len(line) for line in text) * CHAR_WIDTH + 2 * PADDING
+        node.height = len(text) * LINE_HEIGHT + PADDING
+
+    consumers: dict[GraphNode, list[GraphNode]] = {n: [] for n in graph.nodes}
+    for edge in graph.edges:
+        consumers[edge.source].append(edge.target)
+
+    # Column = how far a box is from the output, counted along the longest path.
+    distance = _longest_path_to_sinks(graph.nodes, consumers)
+    deepest = max(distance.values(), default=0)
+    for node in graph.nodes:
+        node.layer = deepest - distance[node]
+
+    # Long edges get an invisible waypoint in every column they cross, so that
+    # ordering can keep them clear of other boxes.
+    columns: list[list] = [[] for _ in range(deepest + 1)]
+    for node in graph.nodes:
+        columns[node.layer].append(node)
+    # left/right: the neighbours of each box (or waypoint) one column away.
+    chains: dict[GraphEdge, list[_Waypoint]] = {}
+    left: dict = {n: [] for n in graph.nodes}
+    right: dict = {n: [] for n in graph.nodes}
+    for edge in graph.edges:
+        chain = [_Waypoint(layer) for layer in range(edge.source.layer + 1, edge.target.layer)]
+        chains[edge] = chain
+        for waypoint in chain:
+            left[waypoint], right[waypoint] = [], []
+            columns[waypoint.layer].append(waypoint)
+        path = [edge.source, *chain, edge.target]
+        for before, after in zip(path, path[1:]):
+            right[before].append(after)
+            left[after].append(before)
+
+    _order_columns(columns, left, right)
+    _place(columns, left, right)
+    for edge, chain in chains.items():
+        edge.points = [(w.x, w.y) for w in chain]
+    everything = [n for column in columns for n in column]
+    graph.width = max((n.x + n.width for n in everything), default=0) + MARGIN
+    graph.height = max((n.y + n.height for n in everything), default=0) + MARGIN
+    return graph
+
+
+class _Waypoint:
+    """A bend of a long edge: a zero-size box for the layout."""
+
+    def __init__(self, layer: int) -> None:
+        self.layer = layer
+        self.order = 0.0
+        self.x = self.y = self.width = self.height = 0.0
+
+
+def _longest_path_to_sinks(nodes: list[GraphNode], consumers) -> dict[GraphNode, int]:
+    distance: dict[GraphNode, int] = {}
+    for start in nodes:
+        if start in distance:
+            continue
+        # Iterative depth-first search: a long chain must not hit the recursion limit.
+        stack = [(start, iter(consumers[start]))]
+        while stack:
+            node, pending = stack[-1]
+            child = next(pending, None)
+            if child is None:
+                stack.pop()
+                distance[node] = max((distance[c] + 1 for c in consumers[node]), default=0)
+            elif child not in distance:
+                stack.append((child, iter(consumers[child])))
+    return distance
+
+
+def _order_columns(columns: list[list], left, right, sweeps: int = 6) -> None:
+    """Order each column by the mean position of its neighbours (the barycenter
+    heuristic), sweeping right then left, and keep the order with fewest crossings."""
+    for column in columns:
+        for position, node in enumerate(column):
+            node.order = position
+    best = [list(c) for c in columns]
+    best_crossings = _crossings(columns, left)
+    for sweep in range(sweeps):
+        forward = sweep % 2 == 0
+        indices = range(1, len(columns)) if forward else range(len(columns) - 2, -1, -1)
+        for index in indices:
+            neighbours = left if forward else right
+            column = columns[index]
+            for node in column:
+                placed = [n.order for n in neighbours[node]]
+                node.order = sum(placed) / len(placed) if placed else node.order
+            column.sort(key=lambda n: n.order)
+            for position, node in enumerate(column):
+                node.order = position
+        crossings = _crossings(columns, left)
+        if crossings < best_crossings:
+            best, best_crossings = [list(c) for c in columns], crossings
+    for column, ordered in zip(columns, best):
+        column[:] = ordered
+        for position, node in enumerate(column):
+            node.order = position
+
+
+def _crossings(columns: list[list], left) -> int:
+    total = 0
+    for column in columns[1:]:
+        pairs = [(source.order, target.order) for target in column for source in left[target]]
+        for i, (a, b) in enumerate(pairs):
+            for c, d in pairs[i + 1:]:
+                if (a - c) * (b - d) < 0:
+                    total += 1
+    return total
+
+
+def _place(columns: list[list], left, right, rounds: int = 4) -> None:
+    """Coordinates: columns side by side; within a column, boxes keep their order
+    and move towards the mean height of their neighbours, so arrows run straight."""
+    x = MARGIN
+    for column in columns:
+        width = max((n.width for n in column), default=0)
+        for node in column:
+            node.x = x + (width - node.width) / 2
+        x += width + COLUMN_GAP
+    for column in columns:
+        y = MARGIN
+        for node in column:
+            node.y = y
+            y += node.height + ROW_GAP
+    for round_ in range(rounds):
+        order = columns if round_ % 2 == 0 else columns[::-1]
+        for column in order:
+            wanted = []
+            for node in column:
+                neighbours = left[node] + right[node]
+                centre = (sum(n.y + n.height / 2 for n in neighbours) / len(neighbours)
+                          if neighbours else node.y + node.height / 2)
+                wanted.append(centre - node.height / 2)
+            _spread(column, wanted)
+    top = min((n.y for column in columns for n in column), default=MARGIN)
+    for column in columns:
+        for node in column:
+            node.y += MARGIN - top
+
+
+def _spread(column: list, wanted: list[float]) -> None:
+    """Put boxes as near their wanted heights as their order and gaps allow."""
+    y = -float("inf")
+    for node, target in zip(column, wanted):
+        node.y = max(target, y)
+        y = node.y + node.height + ROW_GAP
+    # Keeping the gaps only ever pushed boxes down: move the column back up by the
+    # average push, so it stays centred on where its boxes wanted to be.
+    push = sum(node.y - target for node, target in zip(column, wanted)) / max(len(column), 1)
+    for node in column:
+        node.y -= push
+
+
+# -- 3. How it looks -------------------------------------------------------------------
+STYLE = """
+.agk-graph text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12px; fill: #1f2328; }
+.agk-graph .node rect { stroke-width: 1.2px; }
+.agk-graph .op rect { fill: #eef2f7; stroke: #57606a; }
+.agk-graph .leaf rect { fill: #dbeafe; stroke: #1d4ed8; }
+.agk-graph .input rect { fill: #f6f8fa; stroke: #8c959f; stroke-dasharray: 4 3; }
+.agk-graph .input text { fill: #6e7781; }
+.agk-graph .output rect { fill: #fef3c7; stroke: #b45309; }
+.agk-graph .node .title { font-weight: bold; }
+.agk-graph .edge path { fill: none; stroke: #8c959f; stroke-width: 1.3px; }
+.agk-graph .edge polygon { fill: #8c959f; }
+.agk-graph .edge.carried path { stroke: #d1242f; stroke-width: 2.4px; }
+.agk-graph .edge.carried polygon { fill: #d1242f; }
+.agk-graph .done rect { stroke: #1a7f37; stroke-width: 2px; }
+.agk-graph .current rect { fill: #fff8c5; stroke: #d1242f; stroke-width: 3px; }
+"""
+
+
+def node_lines(node: GraphNode, show_saved: bool = False) -> list[str]:
+    """The text of a box: its name, then shape and facts, then values if small."""
+    shape = _shape_text(node.shape)
+    if node.kind == "op":
+        lines = [node.label]
+        lines.append(f"→ {node.output_name} {shape}" if node.output_name else f"→ {shape}")
+        if show_saved:
+            lines.append(_saved_text(node.autograd_node))
+        return lines
+    tensor = node.tensor
+    lines = [node.label]
+    if node.kind == "leaf":
+        lines.append(f"{shape} requires_grad")
+        grad = tensor._grad
+        if grad is not None:
+            lines.append("grad " + _values_text(grad._data))
+    elif node.kind == "input":
+        lines.append(shape)
+        if tensor.numel() <= SHOW_VALUES_UP_TO:
+            lines.append(_values_text(tensor._data))
+    else:
+        lines.append(shape)
+        if tensor.numel() <= SHOW_VALUES_UP_TO:
+            lines.append("= " + _values_text(tensor._data))
+    return lines
+
+
+def _shape_text(shape: tuple | None) -> str:
+    return "[?]" if shape is None else "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _values_text(values: np.ndarray) -> str:
+    if values.size > SHOW_VALUES_UP_TO:
+        return _shape_text(values.shape)
+    if values.ndim == 0:
+        return format_value(values)
+    return "[" + ", ".join(format_value(v) for v in values.ravel()) + "]"
+
+
+def _saved_text(node: Node) -> str:
+    saved = node._saved
+    if saved is None and node._saved_sources is not None:
+        return "saved: freed"
+    shapes = [_shape_text(v.shape) for v in (saved or ()) if isinstance(v, np.ndarray)]
+    return "saved: " + (", ".join(shapes) if shapes else "nothing")
+
+
+def _tooltip(node: GraphNode) -> str:
+    parts = [node.label]
+    tensor = node.tensor
+    if node.kind == "op":
+        parts.append(f"{node.autograd_node.name()}: output shape {_shape_text(node.shape)}")
+    elif tensor is not None:
+        parts.append(f"shape {_shape_text(node.shape)}, requires_grad={tensor.requires_grad}")
+        if node.kind == "leaf" and tensor._grad is not None and tensor._grad.numel() <= 100:
+            parts.append("grad = " + np.array2string(tensor._grad._data, precision=4))
+    return "\n".join(parts)
+
+
+def render_svg(graph: Graph, lines: Mapping[GraphNode, list[str]],
+               node_classes: Mapping[GraphNode, str] | None = None,
+               edge_classes: Mapping[GraphEdge, str] | None = None) -> str:
+    """The SVG text of a laid-out graph. Extra classes per node and edge (the
+    stepper's ``current``, ``done``, ``carried``) come from the two mappings."""
+    node_classes = node_classes or {}
+    edge_classes = edge_classes or {}
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-graph" width="{graph.width:.0f}" '
+        f'height="{graph.height:.0f}" viewBox="0 0 {graph.width:.0f} {graph.height:.0f}">',
+        f"<style>{STYLE}</style>",
+        '<g class="edges">',
+    ]
+    for edge in graph.edges:
+        extra = edge_classes.get(edge)
+        out.append(
+            f'<g class="edge{" " + extra if extra else ""}" data-from="{escape(edge.source.label)}" '
+            f'data-to="{escape(edge.target.label)}">{_edge_shape(edge)}</g>'
+        )
+    out.append("</g>")
+    out.append('<g class="nodes">')
+    for node in graph.nodes:
+        classes = f"node {node.kind}"
+        if node_classes.get(node):
+            classes += " " + node_classes[node]
+        text = lines.get(node, [node.label])
+        out.append(
+            f'<g class="{classes}" data-node="{escape(node.label)}" '
+            f'transform="translate({node.x:.1f},{node.y:.1f})">'
+            f"<title>{escape(_tooltip(node))}</title>"
+            f'<rect width="{node.width:.1f}" height="{node.height:.1f}" rx="6"/>'
+        )
+        for row, line in enumerate(text):
+            css = ' class="title"' if row == 0 else ""
+            out.append(f'<text x="{PADDING:.0f}" y="{PADDING / 2 + LINE_HEIGHT * (row + 0.8):.1f}"'
+                       f"{css}>{escape(line)}</text>")
+        out.append("</g>")
+    out.append("</g></svg>")
+    return "".join(out)
+
+
+def _edge_shape(edge: GraphEdge) -> str:
+    source, target = edge.source, edge.target
+    points = [(source.x + source.width, source.y + source.height / 2), *edge.points,
+              (target.x - 6, target.y + target.height / 2)]
+    d = f"M{points[0][0]:.1f},{points[0][1]:.1f}"
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        middle = (x0 + x1) / 2
+        d += f" C{middle:.1f},{y0:.1f} {middle:.1f},{y1:.1f} {x1:.1f},{y1:.1f}"
+    tip_x, tip_y = target.x, target.y + target.height / 2
+    arrow = f"{tip_x - 7:.1f},{tip_y - 4:.1f} {tip_x:.1f},{tip_y:.1f} {tip_x - 7:.1f},{tip_y + 4:.1f}"
+    return f'<path d="{d} L{tip_x - 6:.1f},{tip_y:.1f}"/><polygon points="{arrow}"/>'
+
+
+# -- The public face -------------------------------------------------------------------
+class GraphDrawing:
+    """A drawing of a computational graph; Jupyter displays it, ``.svg`` is its text.
+
+    Attributes
+    ----------
+    svg : str
+        The SVG document.
+    graph : Graph
+        The boxes and arrows, with their positions (``graph.node("w")``).
+    """
+
+    def __init__(self, graph: Graph, svg: str) -> None:
+        self.graph = graph
+        self.svg = svg
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def _repr_html_(self) -> str:
+        return f'<div class="agk-graph-drawing" style="overflow-x:auto">{self.svg}</div>'
+
+    def __repr__(self) -> str:
+        kinds = {}
+        for node in self.graph.nodes:
+            kinds[node.kind] = kinds.get(node.kind, 0) + 1
+        summary = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+        return f"<GraphDrawing: {summary}; {len(self.graph.edges)} edges>"
+
+    def save(self, path: str) -> None:
+        """Write the SVG to a file (open it in a browser, or put it in slides)."""
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(self.svg)
+
+
+def draw_graph(root: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] | None = None, *,
+               show_saved: bool = False) -> GraphDrawing:
+    """Draw the computational graph that ends in ``root``.
+
+    Parameters
+    ----------
+    root : Tensor or list of Tensor
+        The output(s), e.g. ``loss``.
+    params : dict of str to Tensor, optional
+        Names for tensors (``{"w": w, "b": b}``). Tensors not named here are named
+        after the caller's variables that hold them, so in a notebook ``x``, ``w``
+        and ``z`` are labelled as you called them.
+    show_saved : bool
+        Also list, per operation, the shapes of the tensors it saved for backward
+        ("freed" once a backward pass without ``retain_graph`` has run).
+
+    Returns
+    -------
+    GraphDrawing
+        Shown by Jupyter as SVG; ``.svg`` holds the text.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> from autogradkit.viz import draw_graph
+    >>> x = torch.ones(5)
+    >>> w = torch.ones(5, 3, requires_grad=True)
+    >>> z = torch.matmul(x, w)
+    >>> drawing = draw_graph(z)
+    >>> [(n.kind, n.label) for n in drawing.graph.nodes]  # doctest: +NORMALIZE_WHITESPACE
+    [('op', 'MmBackward0'), ('op', 'SqueezeBackward4'), ('leaf', 'w'), ('input', 'x'),
+     ('output', 'z')]
+    >>> drawing.svg.startswith("<svg")
+    True
+    """
+    graph = build_graph(root, params, caller_tensor_names())
+    lines = {node: node_lines(node, show_saved) for node in graph.nodes}
+    layout(graph, lines)
+    return GraphDrawing(graph, render_svg(graph, lines))

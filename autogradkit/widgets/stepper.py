@@ -1,0 +1,426 @@
+"""Step through ``loss.backward()`` one node at a time.
+
+:class:`BackwardStepper` drives the engine's own iterator
+(:func:`autogradkit.autograd.backward_steps`): pressing **Step** runs the next node
+for real, exactly as ``backward()`` would. **Back** cannot un-run the chain rule,
+but it can undo what a step did to the leaves' ``.grad``; stepping forward again
+replays the recorded step. So at every position the leaves' ``.grad`` are what the
+real pass had stored by then, and at the end they are what ``backward()`` stores.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Mapping
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..autograd.engine import BackwardStep, backward_steps
+from ..autograd.function import AccumulateGrad, Node
+from ..tensor import Tensor
+from ..viz.graph import (
+    Graph, GraphEdge, GraphNode, build_graph, caller_tensor_names, layout, node_lines, render_svg,
+)
+from ..viz.grad_svg import grad_panel_svg
+
+__all__ = ["BackwardStepper"]
+
+PANEL_STYLE = (".agk-panel p { margin: 4px 0; } .agk-panel ul { margin: 2px 0; padding-left: 18px; } "
+               ".agk-panel pre { margin: 2px 0 6px; font-size: 11px; line-height: 1.25; }")
+
+
+class _Change:
+    """What one step did to one tensor's ``.grad``: private copies of the value
+    before and after, so the step can be undone and redone exactly."""
+
+    __slots__ = ("tensor", "before", "after")
+
+    def __init__(self, tensor: Tensor, before: Tensor | None, after: Tensor | None) -> None:
+        self.tensor, self.before, self.after = tensor, _copy(before), _copy(after)
+
+    def undo(self) -> None:
+        self.tensor._grad = _copy(self.before)
+
+    def redo(self) -> None:
+        self.tensor._grad = _copy(self.after)
+
+
+def _copy(tensor: Tensor | None) -> Tensor | None:
+    # A fresh array each time: the engine adds later gradients into .grad in place,
+    # which must never reach the copies kept here.
+    return None if tensor is None else Tensor._make(np.array(tensor._data, copy=True))
+
+
+class BackwardStepper(widgets.VBox):
+    """Run the backward pass of ``root`` one node at a time and watch it.
+
+    Parameters
+    ----------
+    root : Tensor
+        Where backward starts, e.g. ``loss``.
+    params : dict of str to Tensor, optional
+        The tensors whose ``.grad`` to plot, by name (``{"w": w, "b": b}``). By
+        default: every leaf of the graph, named after your variables.
+    gradient : Tensor, optional
+        For a non-scalar ``root``, the vector ``v`` of ``root.backward(v)``.
+    retain_graph : bool
+        As in ``backward()``: unless True, the graph is freed as the pass runs, and
+        a second pass over it raises PyTorch's error.
+
+    Attributes
+    ----------
+    position : int
+        How many steps have run: 0 before the first, ``total`` at the end.
+    steps : list of BackwardStep
+        The engine's records of the steps run so far (node, gradient received,
+        gradients sent, ``.grad`` updates).
+    svg : str
+        The graph as drawn now: the node that just ran has class ``current``,
+        earlier ones ``done``, and edges that carried a gradient ``carried``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> from autogradkit.widgets import BackwardStepper
+    >>> a = torch.tensor([2.0, 3.0], requires_grad=True)
+    >>> loss = (a * a).sum()
+    >>> stepper = BackwardStepper(loss)
+    >>> stepper.step().node.name()
+    'SumBackward0'
+    >>> stepper.run_to_end()
+    >>> stepper.position, a.grad
+    (3, tensor([4., 6.]))
+    >>> stepper.back(); a.grad is None
+    True
+    """
+
+    def __init__(self, root: Tensor, params: Mapping[str, Tensor] | None = None,
+                 gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+        if not isinstance(root, Tensor):
+            raise TypeError(
+                f"BackwardStepper expects the tensor backward starts from (e.g. loss), "
+                f"got {type(root).__name__}"
+            )
+        # Checks the arguments and counts dependencies now, like backward() would.
+        self._engine = backward_steps(root, gradient, retain_graph)
+        self.root = root
+        self.graph: Graph = build_graph(root, params, caller_tensor_names())
+        self._lines = {node: node_lines(node) for node in self.graph.nodes}
+        layout(self.graph, self._lines)
+        self._plotted = _plotted_tensors(self.graph, params)
+        self._output_box = next((n for n in self.graph.nodes if n.kind == "output"), None)
+        self._edges = {(e.source, e.target): e for e in self.graph.edges}
+
+        self.steps: list[BackwardStep] = []
+        self._changes: list[list[_Change]] = []
+        self.position = 0
+        self.total = len(self._engine.task.dependencies)  # every node reached runs once
+        self.finished = False
+        self.error: Exception | None = None
+
+        self._build_controls()
+        super().__init__(children=[self._controls, self._body, self._plots],
+                         layout=widgets.Layout(width="100%"))
+        self._refresh()
+
+    # -- the Python API -----------------------------------------------------------
+    def step(self) -> BackwardStep | None:
+        """Run (or replay) the next step; return its record, or None at the end."""
+        record = self._forward_one()
+        self._refresh()
+        return record
+
+    def back(self) -> BackwardStep | None:
+        """Undo the last step's ``.grad`` updates; return its record (None at 0)."""
+        record = self._back_one()
+        self._refresh()
+        return record
+
+    def reset(self) -> None:
+        """Back to before the first step (every ``.grad`` as it was)."""
+        while self.position > 0:
+            self._back_one()
+        self._refresh()
+
+    def run_to_end(self) -> None:
+        """Run every remaining step, as ``backward()`` would."""
+        while self._forward_one() is not None:
+            pass
+        self._refresh()
+
+    def seek(self, position: int) -> None:
+        """Step forward or back until ``position`` steps have run."""
+        if not 0 <= position <= self.total:
+            raise ValueError(f"position must be between 0 and {self.total}, got {position}")
+        while self.position < position and self._forward_one() is not None:
+            pass
+        while self.position > position:
+            self._back_one()
+        self._refresh()
+
+    @property
+    def svg(self) -> str:
+        return render_svg(self.graph, self._lines, *self._classes())
+
+    @property
+    def current(self) -> BackwardStep | None:
+        """The record of the step that ran last (None before the first)."""
+        return self.steps[self.position - 1] if self.position else None
+
+    def __repr__(self) -> str:
+        return (f"<BackwardStepper: step {self.position} of {self.total}"
+                f"{' (finished)' if self.finished and self.position == self.total else ''}>")
+
+    # -- stepping ---------------------------------------------------------------------
+    def _forward_one(self) -> BackwardStep | None:
+        if self.position < len(self.steps):
+            for change in self._changes[self.position]:
+                change.redo()
+            self.position += 1
+            return self.steps[self.position - 1]
+        if self.error is not None:
+            raise self.error
+        if self.finished:
+            return None
+        try:
+            record = next(self._engine)
+        except StopIteration:
+            self._finish()
+            return None
+        except Exception as error:
+            self.error = error
+            raise
+        self.steps.append(record)
+        self._changes.append([_Change(a.tensor, a.previous, a.tensor._grad)
+                              for a in record.accumulations])
+        self.position += 1
+        if not self._engine.task.ready:
+            self._finish()
+        return record
+
+    def _finish(self) -> None:
+        self.finished = True
+        self.total = len(self.steps)
+
+    def _back_one(self) -> BackwardStep | None:
+        if self.position == 0:
+            return None
+        self.position -= 1
+        for change in reversed(self._changes[self.position]):
+            change.undo()
+        return self.steps[self.position]
+
+    def _next_node(self) -> Node | None:
+        if self.position < len(self.steps):
+            return self.steps[self.position].node
+        ready = self._engine.task.ready
+        return ready[0][2] if ready and self.error is None else None
+
+    # -- what the picture shows -------------------------------------------------------
+    def _classes(self) -> tuple[dict[GraphNode, str], dict[GraphEdge, str]]:
+        node_classes: dict[GraphNode, str] = {}
+        edge_classes: dict[GraphEdge, str] = {}
+        box_of = self.graph.box_of
+        for record in self.steps[:self.position]:
+            box = box_of.get(record.node)
+            if box is not None:
+                node_classes[box] = "done"
+            for (child, _), sent in zip(record.node.next_functions, record.grad_inputs):
+                edge = self._edges.get((box_of.get(child), box))
+                if sent is not None and edge is not None:
+                    edge_classes[edge] = "carried"
+        if self.position:
+            current = box_of.get(self.steps[self.position - 1].node)
+            if current is not None:
+                node_classes[current] = "current"
+            if self._output_box is not None:
+                node_classes[self._output_box] = "done"
+                edge = self._edges.get((box_of.get(self.root.grad_fn), self._output_box))
+                if edge is not None:
+                    edge_classes[edge] = "carried"
+        return node_classes, edge_classes
+
+    def _label(self, node: Node | None) -> str:
+        box = self.graph.box_of.get(node) if node is not None else None
+        if box is None:
+            return node.name() if node is not None else "—"
+        if box.kind == "leaf":
+            return f"{box.label} (AccumulateGrad)"
+        return box.label + (f" (made {box.output_name})" if box.output_name else "")
+
+    def panel_html(self) -> str:
+        """The text beside the graph: what the current step did, in words and maths."""
+        parts = []
+        if self.error is not None:
+            parts.append(f'<p class="agk-error" style="color:#d1242f"><b>{type(self.error).__name__}:</b> '
+                         f"{escape(str(self.error))}</p>")
+        if self.position == 0:
+            root_name = self._output_box.label if self._output_box is not None else "the output"
+            parts.append(
+                f"<p><b>Step 0 of {self.total}</b>: nothing has run yet. <code>backward()</code> "
+                f"starts from <b>{escape(root_name)}</b> with the gradient "
+                f"<code>{_values(self._seed())}</code> "
+                "(∂ of the output with respect to itself). Press <b>Step</b>.</p>"
+            )
+        else:
+            parts.append(self._step_html(self.steps[self.position - 1]))
+        upcoming = self._next_node()
+        if upcoming is not None:
+            parts.append(f"<p>Next: <b>{escape(self._label(upcoming))}</b></p>")
+        elif self.finished and self.position == self.total:
+            parts.append("<p><b>Done.</b> Every leaf's <code>.grad</code> now holds what "
+                         "<code>backward()</code> stores.</p>")
+        return f'<div class="agk-panel"><style>{PANEL_STYLE}</style>' + "".join(parts) + "</div>"
+
+    def _seed(self) -> np.ndarray:
+        seed = self._engine.task
+        root_node = self.root.grad_fn or self.root._grad_accumulator()
+        entry = seed.buffers.get(root_node)
+        if entry is not None:
+            return np.asarray(entry[0])
+        if self.steps:
+            return self.steps[0].grad_output._data
+        return np.ones(self.root.shape)
+
+    def _step_html(self, record: BackwardStep) -> str:
+        node = record.node
+        out = [f"<p><b>Step {record.index + 1} of {self.total}: {escape(self._label(node))}</b></p>"]
+        formula = node.formula()
+        if formula:
+            out.append(f'<div class="agk-formula">$${formula}$$</div>')
+        out.append(f"<p>Gradient received {_shape(record.grad_output)}:</p>"
+                   f"<pre>{_values(record.grad_output._data)}</pre>")
+        if type(node) is not AccumulateGrad:
+            sends = []
+            for (child, _), sent in zip(node.next_functions, record.grad_inputs):
+                if child is None:
+                    continue
+                target = escape(self._label(child))
+                if sent is None:
+                    sends.append(f"<li>→ {target}: nothing</li>")
+                else:
+                    sends.append(f"<li>→ {target} {_shape(sent)}:<pre>{_values(sent._data)}</pre></li>")
+            untracked = len(node._untracked_inputs)
+            if untracked:
+                sends.append(f"<li>(and nothing to {untracked} input{'s' if untracked > 1 else ''} "
+                             "that need no gradient)</li>")
+            out.append("<p>Sends (chain rule: received × local derivative):</p><ul>"
+                       + "".join(sends) + "</ul>")
+        for accumulation in record.accumulations:
+            name = self._tensor_name(accumulation.tensor)
+            verb = "=" if accumulation.previous is None else "+="
+            out.append(f"<p><code>{escape(name)}.grad {verb}</code> {_shape(accumulation.grad)}:</p>"
+                       f"<pre>{_values(accumulation.grad._data)}</pre>")
+        return "".join(out)
+
+    def _tensor_name(self, tensor: Tensor) -> str:
+        for box in self.graph.nodes:
+            if box.tensor is tensor:
+                return box.label
+        for name, plotted in self._plotted:
+            if plotted is tensor:
+                return name
+        return "tensor"
+
+    # -- the widgets ------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        button = widgets.Layout(width="80px")
+        self._reset_button = widgets.Button(description="Reset", icon="fast-backward", layout=button,
+                                            tooltip="Back to before the first step")
+        self._back_button = widgets.Button(description="Back", icon="step-backward", layout=button,
+                                           tooltip="Undo the last step's .grad updates")
+        self._step_button = widgets.Button(description="Step", icon="step-forward", layout=button,
+                                           button_style="primary", tooltip="Run the next node")
+        self._play = widgets.Play(value=0, min=0, max=self.total, step=1, interval=700,
+                                  description="Play", show_repeat=False)
+        self._speed = widgets.IntSlider(value=700, min=100, max=2000, step=100,
+                                        description="ms/step", readout=True,
+                                        layout=widgets.Layout(width="220px"))
+        self._slider = widgets.IntSlider(value=0, min=0, max=self.total, description="step",
+                                         continuous_update=False,
+                                         layout=widgets.Layout(width="260px"))
+        widgets.jslink((self._play, "value"), (self._slider, "value"))
+        widgets.jslink((self._speed, "value"), (self._play, "interval"))
+        self._reset_button.on_click(lambda _: self._guarded(self.reset))
+        self._back_button.on_click(lambda _: self._guarded(self.back))
+        self._step_button.on_click(lambda _: self._guarded(self.step))
+        self._slider.observe(self._on_slider, names="value")
+        self._play.observe(self._on_slider, names="value")
+        self._controls = widgets.HBox([self._reset_button, self._back_button, self._step_button,
+                                       self._play, self._speed, self._slider],
+                                      layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+        self._graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", flex="3 1 0%"))
+        self._panel = widgets.HTMLMath(layout=widgets.Layout(flex="2 1 0%", min_width="280px",
+                                                             padding="0 0 0 12px"))
+        self._body = widgets.HBox([self._graph_view, self._panel],
+                                  layout=widgets.Layout(align_items="flex-start", width="100%"))
+        self._plots = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self._graph_view.add_class("agk-stepper-graph")
+        self._panel.add_class("agk-stepper-panel")
+        self._plots.add_class("agk-stepper-plots")
+        self._updating = False
+
+    def _guarded(self, action) -> None:
+        # A button's callback has nowhere to raise to: show the error in the panel.
+        try:
+            action()
+        except Exception:
+            self._refresh()
+
+    def _on_slider(self, change) -> None:
+        if self._updating or change["new"] == self.position:
+            return
+        self._guarded(lambda: self.seek(min(change["new"], self.total)))
+
+    def _refresh(self) -> None:
+        self._updating = True
+        try:
+            self._graph_view.value = self.svg
+            self._panel.value = self.panel_html()
+            self._plots.value = self.plots_svg()
+            for control in (self._slider, self._play):
+                control.max = self.total
+                control.value = self.position
+            at_end = self.finished and self.position == len(self.steps)
+            self._step_button.disabled = at_end or self.error is not None and self.position == len(self.steps)
+            self._back_button.disabled = self._reset_button.disabled = self.position == 0
+        finally:
+            self._updating = False
+
+    def plots_svg(self) -> str:
+        """The plot area: each plotted tensor's ``.grad`` as it is now."""
+        return grad_panel_svg([(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted])
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        # Where no widget frontend runs (an HTML export, GitHub's preview), the
+        # picture and the text of the current step still show.
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        bundle["text/html"] = self.static_html()
+        return bundle
+
+    def static_html(self) -> str:
+        """The stepper as plain HTML: graph, step text and plots, no controls."""
+        return (f'<div class="agk-stepper-static"><p><i>{escape(repr(self))} — run the notebook '
+                "to use the controls.</i></p>"
+                f'<div style="display:flex;flex-wrap:wrap;gap:12px"><div>{self.svg}</div>'
+                f"<div style=\"max-width:480px\">{self.panel_html()}</div></div>"
+                f"<div>{self.plots_svg()}</div></div>")
+
+
+def _plotted_tensors(graph: Graph, params: Mapping[str, Tensor] | None) -> list[tuple[str, Tensor]]:
+    if params is not None:
+        return list(params.items())
+    return [(box.label, box.tensor) for box in graph.nodes if box.kind == "leaf"]
+
+
+def _shape(tensor: Tensor) -> str:
+    return "[" + ", ".join(str(n) for n in tensor.shape) + "]"
+
+
+def _values(values: np.ndarray) -> str:
+    """Numbers as NumPy prints them (4 decimals, long arrays elided), for a <pre>."""
+    text = np.array2string(np.asarray(values), precision=4, suppress_small=True, threshold=30,
+                           edgeitems=3, max_line_width=60)
+    return escape(text)
+
