@@ -1,0 +1,289 @@
+"""draw_graph: what is drawn (checked against the graph PyTorch records for the same
+code), how it is named, where it is placed, and that the SVG is well-formed."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import autogradkit as torch
+from autogradkit.viz import GraphDrawing, draw_graph
+from autogradkit.viz.graph import build_graph, layout, node_lines
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def tutorial_graph(lib):
+    lib.manual_seed(0)
+    x = lib.ones(5)
+    y = lib.zeros(3)
+    w = lib.randn(5, 3, requires_grad=True)
+    b = lib.randn(3, requires_grad=True)
+    z = lib.matmul(x, w) + b
+    loss = lib.nn.functional.binary_cross_entropy_with_logits(z, y)
+    return x, y, w, b, z, loss
+
+
+def parse(svg: str):
+    tree = ET.fromstring(svg)
+    nodes = {g.get("data-node"): g for g in tree.iter(f"{SVG}g") if g.get("data-node") is not None}
+    edges = {(g.get("data-from"), g.get("data-to")) for g in tree.iter(f"{SVG}g")
+             if g.get("data-from") is not None}
+    return tree, nodes, edges
+
+
+def test_the_tutorial_graph_is_drawn_as_the_tutorial_pictures_it():
+    x, y, w, b, z, loss = tutorial_graph(torch)
+    drawing = draw_graph(loss)
+    tree, nodes, edges = parse(drawing.svg)
+    kinds = {label: (set(g.get("class").split()) - {"node"}) for label, g in nodes.items()}
+    assert kinds == {
+        "x": {"input"}, "y": {"input"}, "w": {"leaf"}, "b": {"leaf"}, "loss": {"output"},
+        "MmBackward0": {"op"}, "SqueezeBackward4": {"op"}, "AddBackward0": {"op"},
+        "BinaryCrossEntropyWithLogitsBackward0": {"op"},
+    }
+    assert edges == {
+        ("x", "MmBackward0"), ("w", "MmBackward0"), ("MmBackward0", "SqueezeBackward4"),
+        ("SqueezeBackward4", "AddBackward0"), ("b", "AddBackward0"),
+        ("AddBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
+        ("y", "BinaryCrossEntropyWithLogitsBackward0"),
+        ("BinaryCrossEntropyWithLogitsBackward0", "loss"),
+    }
+    # The result of the addition is the variable z, and the boxes say so.
+    assert "→ z [3]" in "".join(nodes["AddBackward0"].itertext())
+    assert "[5, 3] requires_grad" in "".join(nodes["w"].itertext())
+    assert tree.get("class") == "agk-graph"
+
+
+def torch_op_edges(root_fn) -> set[tuple[str, str]]:
+    """(producer, consumer) pairs of op names in a PyTorch graph; leaves as 'leaf'."""
+    edges, stack, seen = set(), [root_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        for child, _ in fn.next_functions:
+            if child is None:
+                continue
+            name = "leaf" if child.name().endswith("AccumulateGrad") else child.name()
+            edges.add((name, fn.name()))
+            stack.append(child)
+    return edges
+
+
+def our_op_edges(drawing: GraphDrawing) -> set[tuple[str, str]]:
+    edges = set()
+    for edge in drawing.graph.edges:
+        if edge.source.kind in ("input",) or edge.target.kind == "output":
+            continue
+        source = "leaf" if edge.source.kind == "leaf" else edge.source.autograd_node.name()
+        edges.add((source, edge.target.autograd_node.name()))
+    return edges
+
+
+PROGRAMS = {
+    "tutorial": lambda lib: tutorial_graph(lib)[-1],
+    "mlp": lambda lib: (lib.relu(lib.ones(4, 3) @ lib.ones(3, 5, requires_grad=True)
+                                 + lib.ones(5, requires_grad=True)).sum()),
+    "fan_out": lambda lib: (lambda a: (a.exp() * a + a.exp() * 3).mean())(lib.ones(3, requires_grad=True)),
+    "pow_t": lambda lib: (lib.eye(4, 5, requires_grad=True) + 1).pow(2).t(),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_operations_and_edges_are_the_ones_pytorch_records(name):
+    real = pytest.importorskip("torch")
+    ours = draw_graph(PROGRAMS[name](torch))
+    assert our_op_edges(ours) == torch_op_edges(PROGRAMS[name](real).grad_fn)
+
+
+def test_names_come_from_params_first_then_the_callers_variables():
+    def inside_a_function():
+        weights = torch.ones(2, requires_grad=True)
+        total = (weights * weights).sum()
+        return draw_graph(total, params={"W": weights})
+
+    labels = {n.label for n in inside_a_function().graph.nodes}
+    assert labels == {"W", "MulBackward0", "SumBackward0", "total"}
+
+
+def test_unnamed_tensors_get_numbered_labels():
+    drawing = draw_graph([(torch.ones(2, requires_grad=True) * torch.ones(2, requires_grad=True)).sum()])
+    assert {n.label for n in drawing.graph.nodes} == {"leaf", "leaf #2", "MulBackward0", "SumBackward0",
+                                                     "output"}
+
+
+def test_a_repeated_operation_gets_a_numbered_label_in_forward_order():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    first = a * 2
+    second = first * 3
+    drawing = draw_graph(second.sum())
+    assert drawing.graph.node("MulBackward0").output_name == "first"
+    assert drawing.graph.node("MulBackward0 #2").output_name == "second"
+
+
+def test_a_tensor_used_twice_is_one_box_with_two_arrows():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = a.exp()
+    out = (h * h + h * a).sum()
+    _, nodes, edges = parse(draw_graph(out).svg)
+    assert sum(1 for label in nodes if label == "a") == 1
+    assert {("a", "ExpBackward0"), ("a", "MulBackward0 #2")} <= edges
+    assert {("ExpBackward0", "MulBackward0"), ("ExpBackward0", "MulBackward0 #2")} <= edges
+
+
+def test_gradients_show_once_computed_and_saved_tensors_on_request():
+    x, y, w, b, z, loss = tutorial_graph(torch)
+    before = draw_graph(loss, show_saved=True)
+    assert "saved: [1, 5]" in " ".join(node_lines(before.graph.node("MmBackward0"), True))
+    assert not any(line.startswith("grad") for line in node_lines(before.graph.node("b")))
+    loss.backward()
+    after = draw_graph(loss, show_saved=True)
+    b_lines = node_lines(after.graph.node("b"))
+    assert b_lines[-1] == "grad [" + ", ".join(f"{v:.3g}" for v in b.grad.numpy()) + "]"
+    assert node_lines(after.graph.node("w"))[-1] == "grad [5, 3]"     # too many numbers for a box
+    assert "saved: freed" in node_lines(after.graph.node("MmBackward0"), True)
+    _, nodes, _ = parse(after.svg)
+    assert "grad = [[" in nodes["w"].find(f"{SVG}title").text       # all of them in the tooltip
+
+
+def test_a_leaf_alone_and_several_outputs():
+    leaf = torch.ones(3, requires_grad=True)
+    assert [(n.kind, n.label) for n in draw_graph(leaf).graph.nodes] == [("leaf", "leaf")]
+    a = torch.ones(2, requires_grad=True)
+    u, v = a * 2, a.exp()
+    drawing = draw_graph([u, v])
+    assert {n.label for n in drawing.graph.nodes if n.kind == "output"} == {"u", "v"}
+
+
+def test_bad_input_says_what_to_do():
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        draw_graph(torch.ones(3).sum())
+    with pytest.raises(TypeError, match="draw_graph expects a tensor"):
+        draw_graph("loss")
+    with pytest.raises(TypeError, match="params must be a dict"):
+        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params=[1, 2])
+    with pytest.raises(TypeError, match=r"params\['w'\] is a list"):
+        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params={"w": [1.0]})
+
+
+def test_the_drawing_is_deterministic_and_displays_in_jupyter():
+    # Notebooks are tested by comparing their stored outputs, SVG included.
+    *_, loss = tutorial_graph(torch)
+    first, second = draw_graph(loss), draw_graph(loss)
+    assert first.svg == second.svg
+    assert first._repr_svg_() == first.svg and first.svg in first._repr_html_()
+    assert repr(first) == "<GraphDrawing: 4 op, 2 leaf, 2 input, 1 output; 8 edges>"
+
+
+# -- layout ---------------------------------------------------------------------------------
+def assert_readable(graph):
+    for edge in graph.edges:
+        assert edge.source.x + edge.source.width < edge.target.x, f"{edge} points left"
+    by_column = {}
+    for node in graph.nodes:
+        by_column.setdefault(node.layer, []).append(node)
+        assert 0 <= node.x and node.x + node.width <= graph.width
+        assert 0 <= node.y and node.y + node.height <= graph.height
+    for column in by_column.values():
+        column.sort(key=lambda n: n.y)
+        for upper, lower in zip(column, column[1:]):
+            assert upper.y + upper.height <= lower.y, f"{upper} overlaps {lower}"
+
+
+def crossings(graph) -> int:
+    """Crossings among edges between neighbouring columns, from the drawn positions."""
+    segments = [(e.source.y + e.source.height / 2, e.target.y + e.target.height / 2, e.source.layer)
+                for e in graph.edges if e.target.layer == e.source.layer + 1]
+    return sum(1 for i, (a, b, la) in enumerate(segments) for c, d, lc in segments[i + 1:]
+               if la == lc and (a - c) * (b - d) < 0)
+
+
+def test_the_tutorial_layout_has_no_crossings_and_flows_left_to_right():
+    x, y, w, b, z, loss = tutorial_graph(torch)
+    graph = draw_graph(loss).graph
+    assert_readable(graph)
+    assert crossings(graph) == 0
+    columns = {n.label: n.layer for n in graph.nodes}
+    assert columns["x"] == columns["w"] == 0 and columns["loss"] == max(columns.values())
+    assert columns["b"] == columns["AddBackward0"] - 1
+
+
+def test_ordering_untangles_a_crossed_ladder():
+    # Built so that the order in which nodes are found crosses every rung.
+    leaves = [torch.ones(1, requires_grad=True) for _ in range(4)]
+    firsts = [leaf * 2 for leaf in leaves]
+    seconds = [f.exp() for f in reversed(firsts)]
+    total = seconds[0]
+    for s in seconds[1:]:
+        total = total + s
+    graph = draw_graph(total.sum()).graph
+    assert_readable(graph)
+    assert crossings(graph) == 0
+
+
+@st.composite
+def random_programs(draw):
+    """A random DAG: each new value combines one or two earlier ones."""
+    count = draw(st.integers(1, 4))
+    values = [torch.tensor([1.0 + i], requires_grad=True) for i in range(count)]
+    for _ in range(draw(st.integers(1, 30))):
+        i = draw(st.integers(0, len(values) - 1))
+        j = draw(st.integers(0, len(values) - 1))
+        op = draw(st.sampled_from(["add", "mul", "exp"]))
+        values.append(values[i] + values[j] if op == "add" else
+                      values[i] * values[j] if op == "mul" else (values[i] * 0.1).exp())
+    total = values[-1]
+    return total.sum()
+
+
+@settings(max_examples=40)
+@given(random_programs())
+def test_any_graph_is_laid_out_readably(root):
+    drawing = draw_graph(root)
+    assert_readable(drawing.graph)
+    tree, nodes, edges = parse(drawing.svg)
+    assert len(nodes) == len(drawing.graph.nodes) and len(edges) == len(drawing.graph.edges)
+    assert float(tree.get("width")) == pytest.approx(drawing.graph.width, abs=1)
+
+
+def test_a_hundred_node_graph_stays_readable():
+    torch.manual_seed(0)
+    h = torch.randn(4, requires_grad=True)
+    weights = [torch.randn(4, 4, requires_grad=True) for _ in range(16)]
+    for w in weights:
+        h = torch.tanh(torch.matmul(w, h)) + h * 0.5
+    root = (h * h).sum()
+    graph = build_graph(root)
+    lines = {n: node_lines(n) for n in graph.nodes}
+    layout(graph, lines)
+    assert len(graph.nodes) >= 70
+    assert_readable(graph)
+    columns = max(n.layer for n in graph.nodes) + 1
+    widest = max(n.width for n in graph.nodes)
+    assert graph.width <= columns * (widest + 50), "columns should be no wider than their boxes need"
+    assert graph.height < 1200
+
+
+def test_draw_graph_does_not_need_matplotlib_or_widgets():
+    import subprocess
+    import sys
+
+    code = ("import sys, autogradkit as torch; from autogradkit.viz import draw_graph; "
+            "a = torch.ones(2, requires_grad=True); draw_graph((a * a).sum()); "
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_values_of_small_inputs_and_outputs_are_shown():
+    x, y, w, b, z, loss = tutorial_graph(torch)
+    graph = draw_graph(loss).graph
+    assert node_lines(graph.node("x"))[-1] == "[1, 1, 1, 1, 1]"
+    assert node_lines(graph.node("loss"))[-1] == f"= {float(loss.item()):.3g}"
+    assert np.isfinite(loss.item())

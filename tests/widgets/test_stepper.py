@@ -1,0 +1,337 @@
+"""BackwardStepper, driven from Python as a learner drives it with the mouse: press
+the buttons, move the slider, and check at every step the graph's classes, the
+panel's text and the leaves' ``.grad`` against the engine run straight through."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import autogradkit as torch
+from autogradkit.autograd.function import SECOND_BACKWARD_MESSAGE
+
+widgets = pytest.importorskip("ipywidgets")
+from autogradkit.widgets import BackwardStepper  # noqa: E402
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+# -- graphs to step through: each returns (root, leaves by name, gradient or None) --------
+def tutorial():
+    torch.manual_seed(0)
+    x = torch.ones(5)
+    y = torch.zeros(3)
+    w = torch.randn(5, 3, requires_grad=True)
+    b = torch.randn(3, requires_grad=True)
+    z = torch.matmul(x, w) + b
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+    return loss, {"w": w, "b": b}, None
+
+
+def fan_out():
+    a = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    h = a.exp()
+    out = (h * a + h * h).sum()      # h feeds two products, a three places
+    return out, {"a": a}, None
+
+
+def reused_tensors():
+    torch.manual_seed(1)
+    w = torch.randn(3, 3, requires_grad=True)
+    v = torch.randn(3, requires_grad=True)
+    h = torch.matmul(w, v).tanh()
+    h = torch.matmul(w, h).tanh()      # w used twice, h fed back
+    return (h * v).sum(), {"w": w, "v": v}, None
+
+
+def non_scalar():
+    inp = torch.eye(4, 5, requires_grad=True)
+    out = (inp + 1).pow(2).t()
+    return out, {"inp": inp}, torch.ones_like(out)
+
+
+def dynamic_control_flow():
+    a = torch.tensor([0.5, 1.5], requires_grad=True)
+    out = a
+    for i in range(3):
+        out = out * 2 if out.sum().item() < 10 else out - 1
+    return out.mean(), {"a": a}, None
+
+
+GRAPHS = [tutorial, fan_out, reused_tensors, non_scalar, dynamic_control_flow]
+
+
+def reference_run(make):
+    """The same program run straight through by the engine: the node order and
+    every leaf's .grad after each step."""
+    root, leaves, gradient = make()
+    order, snapshots = [], []
+    for step in torch.autograd.backward_steps(root, gradient):
+        order.append(step.node.name())
+        snapshots.append({name: None if t.grad is None else t.grad.numpy().copy()
+                          for name, t in leaves.items()})
+    return order, snapshots
+
+
+def grads(leaves):
+    return {name: None if t.grad is None else t.grad.numpy().copy() for name, t in leaves.items()}
+
+
+def assert_same_grads(actual, expected, where):
+    assert actual.keys() == expected.keys()
+    for name in actual:
+        if expected[name] is None:
+            assert actual[name] is None, f"{where}: {name}.grad should still be None"
+        else:
+            assert actual[name] is not None, f"{where}: {name}.grad should be set"
+            np.testing.assert_array_equal(actual[name], expected[name], err_msg=f"{where}: {name}.grad")
+
+
+def svg_nodes(svg: str) -> dict[str, set[str]]:
+    root = ET.fromstring(svg)
+    return {g.get("data-node"): set(g.get("class").split())
+            for g in root.iter(f"{SVG}g") if g.get("data-node") is not None}
+
+
+def current_label(svg: str) -> str | None:
+    current = [label for label, classes in svg_nodes(svg).items() if "current" in classes]
+    assert len(current) <= 1, f"several nodes marked current: {current}"
+    return current[0] if current else None
+
+
+# -- stepping ------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", GRAPHS, ids=lambda f: f.__name__)
+def test_every_step_matches_the_engine_run_straight_through(make):
+    order, snapshots = reference_run(make)
+    root, leaves, gradient = make()
+    stepper = BackwardStepper(root, params=leaves, gradient=gradient)
+    assert stepper.total == len(order)
+    assert current_label(stepper.svg) is None
+    for k, expected_name in enumerate(order):
+        stepper.step_button.click()
+        assert stepper.position == k + 1
+        record = stepper.steps[k]
+        assert record.node.name() == expected_name
+        box = stepper.graph.box_of[record.node]
+        assert current_label(stepper.svg) == box.label
+        done = {label for label, classes in svg_nodes(stepper.svg).items() if "done" in classes}
+        earlier = {stepper.graph.box_of[s.node].label for s in stepper.steps[:k]}
+        assert earlier <= done and box.label not in done
+        assert box.label in stepper.panel.value
+        assert_same_grads(grads(leaves), snapshots[k], f"after step {k + 1}")
+        assert stepper.slider.value == stepper.play.value == k + 1
+    assert stepper.finished and stepper.step() is None
+    assert stepper.step_button.disabled
+
+
+@pytest.mark.parametrize("make", GRAPHS, ids=lambda f: f.__name__)
+def test_the_end_state_is_what_backward_stores(make):
+    root, leaves, gradient = make()
+    root.backward(gradient)
+    expected = grads(leaves)
+    root, leaves, gradient = make()
+    stepper = BackwardStepper(root, params=leaves, gradient=gradient)
+    stepper.run_to_end()
+    assert_same_grads(grads(leaves), expected, "end")
+    # ...and so is a walk there with detours.
+    root, leaves, gradient = make()
+    stepper = BackwardStepper(root, params=leaves, gradient=gradient)
+    for press in ["step", "step", "back", "step", "reset", "step", "step", "step", "back"]:
+        getattr(stepper, f"{press}_button").click()
+    stepper.run_to_end()
+    assert_same_grads(grads(leaves), expected, "end after detours")
+
+
+@pytest.mark.parametrize("make", GRAPHS, ids=lambda f: f.__name__)
+def test_back_undoes_exactly_what_each_step_did(make):
+    order, snapshots = reference_run(make)
+    root, leaves, gradient = make()
+    stepper = BackwardStepper(root, params=leaves, gradient=gradient)
+    stepper.run_to_end()
+    for k in range(len(order) - 1, 0, -1):
+        stepper.back_button.click()
+        assert stepper.position == k
+        assert_same_grads(grads(leaves), snapshots[k - 1], f"back to {k}")
+        assert current_label(stepper.svg) == stepper.graph.box_of[stepper.steps[k - 1].node].label
+    stepper.back()
+    assert stepper.position == 0 and current_label(stepper.svg) is None
+    assert all(g is None for g in grads(leaves).values())
+    assert stepper.back_button.disabled and stepper.reset_button.disabled
+    assert stepper.back() is None
+
+
+def test_back_restores_grads_that_existed_before_the_pass():
+    root, leaves, _ = tutorial()
+    w = leaves["w"]
+    w.grad = torch.full((5, 3), 7.0)
+    stepper = BackwardStepper(root)
+    stepper.run_to_end()
+    assert not np.allclose(w.grad.numpy(), 7.0)
+    stepper.reset()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((5, 3), 7.0, dtype=np.float32))
+
+
+def test_the_slider_and_play_move_the_engine():
+    order, snapshots = reference_run(tutorial)
+    root, leaves, _ = tutorial()
+    stepper = BackwardStepper(root)
+    stepper.slider.value = 4
+    assert stepper.position == 4
+    assert_same_grads(grads(leaves), snapshots[3], "slider at 4")
+    stepper.slider.value = 1
+    assert stepper.position == 1 and stepper.play.value == 1
+    stepper.play.value = len(order)      # what Play does, one tick at a time, in the browser
+    assert stepper.position == len(order) and stepper.slider.value == len(order)
+    stepper.seek(0)
+    assert stepper.slider.value == 0 and all(g is None for g in grads(leaves).values())
+    with pytest.raises(ValueError, match="between 0 and 6"):
+        stepper.seek(7)
+
+
+def test_edges_that_carried_a_gradient_are_highlighted():
+    loss, leaves, _ = tutorial()
+    stepper = BackwardStepper(loss, params=leaves)
+
+    def carried():
+        tree = ET.fromstring(stepper.svg)
+        return {(g.get("data-from"), g.get("data-to")) for g in tree.iter(f"{SVG}g")
+                if "carried" in (g.get("class") or "").split()}
+
+    assert carried() == set()
+    stepper.step()    # BCE sends to z's AddBackward0 (y needs no gradient)
+    assert carried() == {("BinaryCrossEntropyWithLogitsBackward0", "loss"),
+                         ("AddBackward0", "BinaryCrossEntropyWithLogitsBackward0")}
+    stepper.step()    # Add sends to b and to the Squeeze
+    assert {("b", "AddBackward0"), ("SqueezeBackward4", "AddBackward0")} <= carried()
+    stepper.run_to_end()
+    assert ("x", "MmBackward0") not in carried() and ("w", "MmBackward0") in carried()
+
+
+# -- the panel ------------------------------------------------------------------------------
+def test_the_panel_explains_each_step_of_the_tutorial():
+    loss, leaves, _ = tutorial()
+    stepper = BackwardStepper(loss, params=leaves)
+    text = stepper.panel.value
+    assert "Step 0 of 6" in text and "starts from <b>loss</b>" in text and "Next: <b>BinaryCrossEntropyWithLogitsBackward0" in text
+    stepper.step()
+    text = stepper.panel.value
+    assert "Step 1 of 6: BinaryCrossEntropyWithLogitsBackward0" in text
+    assert r"\sigma(z)" in text                        # the local derivative, as maths
+    assert "Gradient received []" in text and "1." in text
+    assert "→ AddBackward0 (made z) [3]" in text
+    assert "input that need no gradient" in text       # y
+    stepper.step()
+    stepper.step()                                     # b's AccumulateGrad
+    text = stepper.panel.value
+    assert "b (AccumulateGrad)" in text and "b.grad =</code> [3]" in text
+    b_grad = np.array2string(leaves["b"].grad.numpy(), precision=4, suppress_small=True)
+    assert b_grad in text
+    stepper.run_to_end()
+    assert "w.grad =</code> [5, 3]" in stepper.panel.value and "Done." in stepper.panel.value
+
+
+def test_a_second_pass_over_the_same_graph_accumulates_with_plus_equals():
+    root, leaves, _ = tutorial()
+    first = BackwardStepper(root, params=leaves, retain_graph=True)
+    first.run_to_end()
+    once = leaves["b"].grad.numpy().copy()
+    second = BackwardStepper(root, params=leaves)
+    second.run_to_end()
+    np.testing.assert_allclose(leaves["b"].grad.numpy(), 2 * once)
+    assert "w.grad +=</code>" in second.panel.value
+
+
+# -- the graph is freed like backward() frees it ---------------------------------------------
+def test_without_retain_graph_a_second_pass_raises_pytorchs_error():
+    root, _, _ = tutorial()
+    BackwardStepper(root).run_to_end()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        root.backward()
+    again = BackwardStepper(root)
+    with pytest.raises(RuntimeError) as error:
+        again.step()
+    assert str(error.value) == SECOND_BACKWARD_MESSAGE
+    # Pressing the button shows the error instead of losing it in a log.
+    again.step_button.click()
+    assert "Trying to backward through the graph a second time" in again.panel.value
+    assert again.step_button.disabled
+    with pytest.raises(RuntimeError):
+        again.step()
+
+
+def test_with_retain_graph_the_graph_survives():
+    root, leaves, _ = tutorial()
+    BackwardStepper(root, retain_graph=True).run_to_end()
+    once = leaves["w"].grad.numpy().copy()
+    root.backward()
+    np.testing.assert_allclose(leaves["w"].grad.numpy(), 2 * once, rtol=1e-6)
+
+
+def test_bad_input_gets_pytorchs_errors():
+    out = torch.ones(3, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        BackwardStepper(out)
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        BackwardStepper(torch.ones(3).sum())
+    with pytest.raises(TypeError, match="expects the tensor backward starts from"):
+        BackwardStepper([out])
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        BackwardStepper(out, gradient=torch.ones(2))
+
+
+# -- the plot area --------------------------------------------------------------------------
+def plotted(stepper) -> dict[str, list[float] | None]:
+    tree = ET.fromstring(stepper.plot_area.value)
+    charts = {}
+    for g in tree.iter(f"{SVG}g"):
+        name = g.get("data-tensor")
+        if name is None:
+            continue
+        if "empty" in g.get("class").split():
+            charts[name] = None
+        else:
+            charts[name] = [float(r.get("data-value")) for r in g.iter(f"{SVG}rect") if r.get("data-value")]
+    return charts
+
+
+def test_the_plots_fill_in_as_gradients_arrive():
+    root, leaves, _ = tutorial()
+    stepper = BackwardStepper(root, params=leaves)
+    assert plotted(stepper) == {"w": None, "b": None}
+    stepper.seek(3)          # b's gradient has landed, w's not yet
+    charts = plotted(stepper)
+    assert charts["w"] is None
+    np.testing.assert_allclose(charts["b"], leaves["b"].grad.numpy(), rtol=1e-5)
+    stepper.run_to_end()
+    np.testing.assert_allclose(plotted(stepper)["w"], leaves["w"].grad.numpy().ravel(), rtol=1e-5)
+    stepper.back()
+    assert plotted(stepper)["w"] is None
+
+
+def test_params_choose_what_is_plotted_and_how_it_is_named():
+    root, leaves, _ = tutorial()
+    stepper = BackwardStepper(root, params={"bias": leaves["b"]})
+    assert list(plotted(stepper)) == ["bias"]
+    assert "bias" in svg_nodes(stepper.svg)
+
+
+# -- where no widget frontend runs -----------------------------------------------------------
+def test_static_fallback_shows_the_drawing_and_the_step():
+    root, _, _ = tutorial()
+    stepper = BackwardStepper(root)
+    stepper.seek(2)
+    bundle = stepper._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "<BackwardStepper: step 2 of 6>"
+    html = bundle["text/html"]
+    assert stepper.svg in html and "Step 2 of 6: AddBackward0" in html and stepper.plot_area.value in html
+
+
+def test_the_drawing_is_valid_svg_at_every_step():
+    root, _, _ = tutorial()
+    stepper = BackwardStepper(root)
+    for _ in range(stepper.total + 1):
+        for svg in (stepper.svg, stepper.plot_area.value):
+            assert ET.fromstring(svg).tag == f"{SVG}svg"
+        stepper.step()
