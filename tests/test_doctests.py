@@ -11,15 +11,17 @@ import pytest
 import autogradkit
 
 MODULES = sorted(
-    info.name
-    for info in pkgutil.walk_packages(autogradkit.__path__, prefix="autogradkit.")
-    # Visual tools need matplotlib/ipywidgets; they have tests of their own.
-    if not info.name.startswith(("autogradkit.viz", "autogradkit.widgets"))
+    info.name for info in pkgutil.walk_packages(autogradkit.__path__, prefix="autogradkit.")
 )
+# The visual tools need the test extra's matplotlib (drawing off screen) and ipywidgets.
+VISUAL = ("autogradkit.viz", "autogradkit.widgets")
 
 
 @pytest.mark.parametrize("name", ["autogradkit", *MODULES])
 def test_docstring_examples(name: str) -> None:
+    if name.startswith(VISUAL):
+        pytest.importorskip("matplotlib").use("Agg")
+        pytest.importorskip("ipywidgets")
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
                              verbose=False, report=True)
@@ -34,5 +36,6 @@ def test_the_core_modules_have_examples() -> None:
         if any(test.examples for test in finder.find(importlib.import_module(name)))
     }
     for name in ("autogradkit.tensor", "autogradkit.autograd.engine", "autogradkit.autograd.grad_mode",
-                 "autogradkit.autograd.functional", "autogradkit.nn.functional", "autogradkit._creation"):
+                 "autogradkit.autograd.functional", "autogradkit.nn.functional", "autogradkit._creation",
+                 "autogradkit.viz.graph", "autogradkit.widgets.stepper"):
         assert name in with_examples, f"{name} lost its docstring examples"

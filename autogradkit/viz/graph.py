@@ -17,6 +17,7 @@ Three steps, each a function a learner can read on its own:
 """
 from __future__ import annotations
 
+import os
 import sys
 from html import escape
 from typing import Iterable, Mapping
@@ -99,14 +100,19 @@ class Graph:
         return None
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def caller_tensor_names() -> dict[str, Tensor]:
     """The tensors held by variables of the code that called into autogradkit (a
     notebook's globals, a function's locals), by name: what a learner calls them.
 
     Names starting with ``_`` are skipped (IPython's ``_``, ``_3``, ``__``).
     """
+    # Skip autogradkit's own frames by file, not by module name: doctests of
+    # autogradkit modules run with that module's __name__ but are the caller.
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("autogradkit"):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     variables: dict[str, Tensor] = {}
     if frame is None:

@@ -74,9 +74,16 @@ class BackwardStepper(widgets.VBox):
     steps : list of BackwardStep
         The engine's records of the steps run so far (node, gradient received,
         gradients sent, ``.grad`` updates).
+    total : int
+        How many steps the pass has (every node the output depends on runs once).
     svg : str
         The graph as drawn now: the node that just ran has class ``current``,
         earlier ones ``done``, and edges that carried a gradient ``carried``.
+    step_button, back_button, reset_button, play, speed, slider : ipywidgets
+        The controls, kept in sync with ``position`` (tests and scripts may press
+        ``step_button.click()`` or set ``slider.value``).
+    graph_view, panel, plot_area : ipywidgets.HTML
+        What is shown: the SVG graph, the text of the step (with maths), the plots.
 
     Examples
     --------
@@ -90,7 +97,7 @@ class BackwardStepper(widgets.VBox):
     >>> stepper.run_to_end()
     >>> stepper.position, a.grad
     (3, tensor([4., 6.]))
-    >>> stepper.back(); a.grad is None
+    >>> _ = stepper.back(); a.grad is None
     True
     """
 
@@ -119,7 +126,7 @@ class BackwardStepper(widgets.VBox):
         self.error: Exception | None = None
 
         self._build_controls()
-        super().__init__(children=[self._controls, self._body, self._plots],
+        super().__init__(children=[self._controls, self._body, self.plot_area],
                          layout=widgets.Layout(width="100%"))
         self._refresh()
 
@@ -325,39 +332,39 @@ class BackwardStepper(widgets.VBox):
     # -- the widgets ------------------------------------------------------------------
     def _build_controls(self) -> None:
         button = widgets.Layout(width="80px")
-        self._reset_button = widgets.Button(description="Reset", icon="fast-backward", layout=button,
+        self.reset_button = widgets.Button(description="Reset", icon="fast-backward", layout=button,
                                             tooltip="Back to before the first step")
-        self._back_button = widgets.Button(description="Back", icon="step-backward", layout=button,
+        self.back_button = widgets.Button(description="Back", icon="step-backward", layout=button,
                                            tooltip="Undo the last step's .grad updates")
-        self._step_button = widgets.Button(description="Step", icon="step-forward", layout=button,
+        self.step_button = widgets.Button(description="Step", icon="step-forward", layout=button,
                                            button_style="primary", tooltip="Run the next node")
-        self._play = widgets.Play(value=0, min=0, max=self.total, step=1, interval=700,
+        self.play = widgets.Play(value=0, min=0, max=self.total, step=1, interval=700,
                                   description="Play", show_repeat=False)
-        self._speed = widgets.IntSlider(value=700, min=100, max=2000, step=100,
+        self.speed = widgets.IntSlider(value=700, min=100, max=2000, step=100,
                                         description="ms/step", readout=True,
                                         layout=widgets.Layout(width="220px"))
-        self._slider = widgets.IntSlider(value=0, min=0, max=self.total, description="step",
+        self.slider = widgets.IntSlider(value=0, min=0, max=self.total, description="step",
                                          continuous_update=False,
                                          layout=widgets.Layout(width="260px"))
-        widgets.jslink((self._play, "value"), (self._slider, "value"))
-        widgets.jslink((self._speed, "value"), (self._play, "interval"))
-        self._reset_button.on_click(lambda _: self._guarded(self.reset))
-        self._back_button.on_click(lambda _: self._guarded(self.back))
-        self._step_button.on_click(lambda _: self._guarded(self.step))
-        self._slider.observe(self._on_slider, names="value")
-        self._play.observe(self._on_slider, names="value")
-        self._controls = widgets.HBox([self._reset_button, self._back_button, self._step_button,
-                                       self._play, self._speed, self._slider],
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        widgets.jslink((self.speed, "value"), (self.play, "interval"))
+        self.reset_button.on_click(lambda _: self._guarded(self.reset))
+        self.back_button.on_click(lambda _: self._guarded(self.back))
+        self.step_button.on_click(lambda _: self._guarded(self.step))
+        self.slider.observe(self._on_slider, names="value")
+        self.play.observe(self._on_slider, names="value")
+        self._controls = widgets.HBox([self.reset_button, self.back_button, self.step_button,
+                                       self.play, self.speed, self.slider],
                                       layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-        self._graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", flex="3 1 0%"))
-        self._panel = widgets.HTMLMath(layout=widgets.Layout(flex="2 1 0%", min_width="280px",
+        self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", flex="3 1 0%"))
+        self.panel = widgets.HTMLMath(layout=widgets.Layout(flex="2 1 0%", min_width="280px",
                                                              padding="0 0 0 12px"))
-        self._body = widgets.HBox([self._graph_view, self._panel],
+        self._body = widgets.HBox([self.graph_view, self.panel],
                                   layout=widgets.Layout(align_items="flex-start", width="100%"))
-        self._plots = widgets.HTML(layout=widgets.Layout(overflow="auto"))
-        self._graph_view.add_class("agk-stepper-graph")
-        self._panel.add_class("agk-stepper-panel")
-        self._plots.add_class("agk-stepper-plots")
+        self.plot_area = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.graph_view.add_class("agk-stepper-graph")
+        self.panel.add_class("agk-stepper-panel")
+        self.plot_area.add_class("agk-stepper-plots")
         self._updating = False
 
     def _guarded(self, action) -> None:
@@ -375,15 +382,15 @@ class BackwardStepper(widgets.VBox):
     def _refresh(self) -> None:
         self._updating = True
         try:
-            self._graph_view.value = self.svg
-            self._panel.value = self.panel_html()
-            self._plots.value = self.plots_svg()
-            for control in (self._slider, self._play):
+            self.graph_view.value = self.svg
+            self.panel.value = self.panel_html()
+            self.plot_area.value = self.plots_svg()
+            for control in (self.slider, self.play):
                 control.max = self.total
                 control.value = self.position
             at_end = self.finished and self.position == len(self.steps)
-            self._step_button.disabled = at_end or self.error is not None and self.position == len(self.steps)
-            self._back_button.disabled = self._reset_button.disabled = self.position == 0
+            self.step_button.disabled = at_end or self.error is not None and self.position == len(self.steps)
+            self.back_button.disabled = self.reset_button.disabled = self.position == 0
         finally:
             self._updating = False
 
