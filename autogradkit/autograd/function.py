@@ -155,6 +155,12 @@ class Node:
         """The node's name, e.g. ``'MulBackward0'``."""
         return self._name
 
+    def formula(self) -> str | None:
+        r"""The operation's local derivative in LaTeX (its ``Function.formula``),
+        e.g. ``\frac{\partial f}{\partial x} = y`` for ``MulBackward0``; None if
+        the operation has none. Not in PyTorch: the visuals show it."""
+        return None if self._function is None else self._function.formula
+
     def __repr__(self) -> str:
         return f"<{self._name} object at {id(self):#x}>"
 
@@ -313,6 +319,9 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "autogradkit::autograd::AccumulateGrad"
 
+    def formula(self) -> str:
+        return r"\texttt{leaf.grad} \mathrel{+}= \texttt{grad\_output}"
+
     def accumulate(self, grad, create_graph: bool, owned: bool):
         """Add ``grad`` into ``variable.grad``; return the previous ``.grad``
         (a copy, since accumulation is in place) or None."""
@@ -367,6 +376,9 @@ class Function:
     """
 
     node_name: str = "FunctionBackward"
+    # The local derivative in LaTeX, as Node.formula() returns it (the stepper's panel
+    # renders it). Written with the names of the forward's docstring: f(x, y) = ...
+    formula: str | None = None
     scalars_are_inputs: bool = False
     # Operations whose result shares its first input's memory (reshape, transpose,
     # indexing with ints and slices, ...) set this; see _link_view.
