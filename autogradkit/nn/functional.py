@@ -68,6 +68,7 @@ class BinaryCrossEntropyWithLogits(Function):
     """
 
     node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    formula = r"\ell(z, y) = -\frac{1}{N}\sum_i \big[y_i \log \sigma(z_i) + (1 - y_i) \log(1 - \sigma(z_i))\big] \qquad \frac{\partial \ell}{\partial z} = \frac{\sigma(z) - y}{N}"
 
     @staticmethod
     def forward(ctx, z, y, weight, pos_weight, reduction):
@@ -110,6 +111,7 @@ class BinaryCrossEntropy(Function):
     log clamped at −100 as in PyTorch;   ∂ℓ/∂p = w·(p − y) / (p·(1 − p)) / N"""
 
     node_name = "BinaryCrossEntropyBackward0"
+    formula = r"\ell(p, y) = -\frac{1}{N}\sum_i \big[y_i \log p_i + (1 - y_i) \log(1 - p_i)\big] \qquad \frac{\partial \ell}{\partial p} = \frac{p - y}{N\,p\,(1 - p)}"
 
     @staticmethod
     def forward(ctx, p, y, weight, reduction):
@@ -149,6 +151,7 @@ class MseLoss(Function):
     """ℓ(x, y) = (x − y)², averaged (or summed);   ∂ℓ/∂x = 2(x − y)/N = −∂ℓ/∂y"""
 
     node_name = "MseLossBackward0"
+    formula = r"\ell(x, y) = \frac{1}{N}\sum_i (x_i - y_i)^2 \qquad \frac{\partial \ell}{\partial x} = \frac{2(x - y)}{N} = -\frac{\partial \ell}{\partial y}"
 
     @staticmethod
     def forward(ctx, x, y, reduction):

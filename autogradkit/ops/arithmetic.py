@@ -48,6 +48,7 @@ class Add(BinaryFunction):
     """f(x, y) = x + y;   ∂f/∂x = 1,   ∂f/∂y = 1"""
 
     node_name = "AddBackward0"
+    formula = r"f(x, y) = x + y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = 1"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -64,6 +65,7 @@ class AddScaled(BinaryFunction):
     ∂f/∂x = 1,   ∂f/∂y = α.   One node, as in PyTorch (α is not an input)."""
 
     node_name = "AddBackward0"
+    formula = r"f(x, y) = x + \alpha y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = \alpha"
 
     @staticmethod
     def forward(ctx, x, y, alpha):
@@ -81,6 +83,7 @@ class SubScaled(BinaryFunction):
     ∂f/∂x = 1,   ∂f/∂y = −α"""
 
     node_name = "SubBackward0"
+    formula = r"f(x, y) = x - \alpha y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = -\alpha"
 
     @staticmethod
     def forward(ctx, x, y, alpha):
@@ -97,6 +100,7 @@ class Sub(BinaryFunction):
     """f(x, y) = x − y;   ∂f/∂x = 1,   ∂f/∂y = −1"""
 
     node_name = "SubBackward0"
+    formula = r"f(x, y) = x - y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = -1"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -112,6 +116,7 @@ class Rsub(Function):
     """f(x) = c − x for a number c (``2 - a``);   ∂f/∂x = −1"""
 
     node_name = "RsubBackward1"
+    formula = r"f(x) = c - x \qquad \frac{\partial f}{\partial x} = -1"
 
     @staticmethod
     def forward(ctx, x, c):
@@ -127,6 +132,7 @@ class Mul(BinaryFunction):
     """f(x, y) = x·y;   ∂f/∂x = y,   ∂f/∂y = x"""
 
     node_name = "MulBackward0"
+    formula = r"f(x, y) = x \cdot y \qquad \frac{\partial f}{\partial x} = y, \quad \frac{\partial f}{\partial y} = x"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -151,6 +157,7 @@ class Div(BinaryFunction):
     """f(x, y) = x / y;   ∂f/∂x = 1/y,   ∂f/∂y = −x/y²"""
 
     node_name = "DivBackward0"
+    formula = r"f(x, y) = \frac{x}{y} \qquad \frac{\partial f}{\partial x} = \frac{1}{y}, \quad \frac{\partial f}{\partial y} = -\frac{x}{y^2}"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -176,6 +183,7 @@ class Neg(Function):
     """f(x) = −x;   ∂f/∂x = −1"""
 
     node_name = "NegBackward0"
+    formula = r"f(x) = -x \qquad \frac{\partial f}{\partial x} = -1"
 
     @staticmethod
     def forward(ctx, x):
@@ -190,6 +198,7 @@ class Reciprocal(Function):
     """f(x) = 1/x;   ∂f/∂x = −1/x² = −f(x)²"""
 
     node_name = "ReciprocalBackward0"
+    formula = r"f(x) = \frac{1}{x} \qquad \frac{\partial f}{\partial x} = -\frac{1}{x^2}"
 
     @staticmethod
     def forward(ctx, x):
@@ -210,6 +219,7 @@ class Pow(Function):
     """f(x) = xⁿ for a number n;   ∂f/∂x = n·xⁿ⁻¹"""
 
     node_name = "PowBackward0"
+    formula = r"f(x) = x^n \qquad \frac{\partial f}{\partial x} = n\,x^{n-1}"
 
     @staticmethod
     def forward(ctx, x, exponent):
@@ -233,6 +243,7 @@ class PowTensor(BinaryFunction):
     """f(x, y) = xʸ (both tensors);   ∂f/∂x = y·xʸ⁻¹,   ∂f/∂y = xʸ·ln x"""
 
     node_name = "PowBackward1"
+    formula = r"f(x, y) = x^y \qquad \frac{\partial f}{\partial x} = y\,x^{y-1}, \quad \frac{\partial f}{\partial y} = x^y \ln x"
     scalars_are_inputs = False
 
     @staticmethod
@@ -266,6 +277,7 @@ class RPow(Function):
     """f(y) = cʸ for a number c (``2 ** a``);   ∂f/∂y = cʸ·ln c"""
 
     node_name = "PowBackward2"
+    formula = r"f(y) = c^y \qquad \frac{\partial f}{\partial y} = c^y \ln c"
 
     @staticmethod
     def forward(ctx, base, y):
@@ -287,6 +299,7 @@ class ZerosLike(Function):
     """f(x) = 0 (what ``x.zero_()`` records on a tensor in a graph);   ∂f/∂x = 0"""
 
     node_name = "ZeroBackward0"
+    formula = r"f(x) = 0 \qquad \frac{\partial f}{\partial x} = 0"
 
     @staticmethod
     def forward(ctx, x):

@@ -30,6 +30,7 @@ class Mm(Function):
     """f(A, B) = A·B (matrices);   ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G  (G: the gradient)"""
 
     node_name = "MmBackward0"
+    formula = r"f(A, B) = A B \qquad \frac{\partial \ell}{\partial A} = G\,B^\top, \quad \frac{\partial \ell}{\partial B} = A^\top G \quad (G = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -58,6 +59,7 @@ class Bmm(Function):
     ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G, matrix by matrix"""
 
     node_name = "BmmBackward0"
+    formula = r"f(A, B) = A B \text{ per batch} \qquad \frac{\partial \ell}{\partial A} = G\,B^\top, \quad \frac{\partial \ell}{\partial B} = A^\top G \quad (G = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -80,6 +82,7 @@ class Mv(Function):
     """f(A, v) = A·v;   ∂f/∂A = g vᵀ (outer product),   ∂f/∂v = Aᵀ·g"""
 
     node_name = "MvBackward0"
+    formula = r"f(A, v) = A v \qquad \frac{\partial \ell}{\partial A} = g\,v^\top, \quad \frac{\partial \ell}{\partial v} = A^\top g \quad (g = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod
     def forward(ctx, a, v):
@@ -105,6 +108,7 @@ class Dot(Function):
     """f(x, y) = Σᵢ xᵢyᵢ;   ∂f/∂x = g·y,   ∂f/∂y = g·x"""
 
     node_name = "DotBackward0"
+    formula = r"f(x, y) = \textstyle\sum_i x_i y_i \qquad \frac{\partial f}{\partial x} = y, \quad \frac{\partial f}{\partial y} = x"
 
     @staticmethod
     def forward(ctx, x, y):

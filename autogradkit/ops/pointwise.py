@@ -25,6 +25,7 @@ class Exp(Function):
     """f(x) = eˣ;   ∂f/∂x = eˣ = f(x)"""
 
     node_name = "ExpBackward0"
+    formula = r"f(x) = e^x \qquad \frac{\partial f}{\partial x} = e^x"
 
     @staticmethod
     def forward(ctx, x):
@@ -45,6 +46,7 @@ class Log(Function):
     """f(x) = ln x;   ∂f/∂x = 1/x"""
 
     node_name = "LogBackward0"
+    formula = r"f(x) = \ln x \qquad \frac{\partial f}{\partial x} = \frac{1}{x}"
 
     @staticmethod
     def forward(ctx, x):
@@ -62,6 +64,7 @@ class Sqrt(Function):
     """f(x) = √x;   ∂f/∂x = 1/(2√x)"""
 
     node_name = "SqrtBackward0"
+    formula = r"f(x) = \sqrt{x} \qquad \frac{\partial f}{\partial x} = \frac{1}{2\sqrt{x}}"
 
     @staticmethod
     def forward(ctx, x):
@@ -80,6 +83,7 @@ class Abs(Function):
     """f(x) = |x|;   ∂f/∂x = sign(x)  (0 at x = 0, as in PyTorch)"""
 
     node_name = "AbsBackward0"
+    formula = r"f(x) = |x| \qquad \frac{\partial f}{\partial x} = \operatorname{sign}(x)"
 
     @staticmethod
     def forward(ctx, x):
@@ -102,6 +106,7 @@ class Sigmoid(Function):
     """f(x) = σ(x) = 1/(1 + e⁻ˣ);   ∂f/∂x = σ(x)·(1 − σ(x))"""
 
     node_name = "SigmoidBackward0"
+    formula = r"f(x) = \sigma(x) = \frac{1}{1 + e^{-x}} \qquad \frac{\partial f}{\partial x} = \sigma(x)\,(1 - \sigma(x))"
 
     @staticmethod
     def forward(ctx, x):
@@ -119,6 +124,7 @@ class Tanh(Function):
     """f(x) = tanh x;   ∂f/∂x = 1 − tanh²x"""
 
     node_name = "TanhBackward0"
+    formula = r"f(x) = \tanh x \qquad \frac{\partial f}{\partial x} = 1 - \tanh^2 x"
 
     @staticmethod
     def forward(ctx, x):
@@ -136,6 +142,7 @@ class Relu(Function):
     """f(x) = max(x, 0);   ∂f/∂x = 1 where x > 0, else 0"""
 
     node_name = "ReluBackward0"
+    formula = r"f(x) = \max(x, 0) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > 0 \\ 0 & \text{otherwise} \end{cases}"
 
     @staticmethod
     def forward(ctx, x):
@@ -154,6 +161,7 @@ class Clamp(Function):
     ∂f/∂x = 1 where lo ≤ x ≤ hi, else 0"""
 
     node_name = "ClampBackward1"
+    formula = r"f(x) = \min(\max(x, lo), hi) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & lo \le x \le hi \\ 0 & \text{otherwise} \end{cases}"
 
     @staticmethod
     def forward(ctx, x, low, high):
@@ -176,6 +184,7 @@ class ClampMin(Clamp):
     """f(x) = max(x, lo) (``x.clamp_min(lo)``);   ∂f/∂x = 1 where x ≥ lo, else 0"""
 
     node_name = "ClampMinBackward0"
+    formula = r"f(x) = \max(x, lo) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x \ge lo \\ 0 & \text{otherwise} \end{cases}"
 
 
 class ClampTensor(Function):
@@ -185,6 +194,7 @@ class ClampTensor(Function):
     lo none."""
 
     node_name = "ClampBackward0"
+    formula = r"f(x, lo, hi) = \min(\max(x, lo), hi) \qquad \frac{\partial f}{\partial x} = 1 \text{ inside the bounds}, \quad \frac{\partial f}{\partial lo} = 1 \text{ where } x < lo, \quad \frac{\partial f}{\partial hi} = 1 \text{ where } x > hi"
     scalars_are_inputs = False
 
     @staticmethod
@@ -222,6 +232,7 @@ class Maximum(BinaryFunction):
     and ½ each where they tie (PyTorch's convention)"""
 
     node_name = "MaximumBackward0"
+    formula = r"f(x, y) = \max(x, y) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > y \\ \tfrac12 & x = y \\ 0 & x < y \end{cases}"
     scalars_are_inputs = False
 
     @staticmethod

@@ -37,6 +37,7 @@ class Sum(Function):
     """f(x) = Σᵢ xᵢ;   ∂f/∂xᵢ = 1"""
 
     node_name = "SumBackward0"
+    formula = r"f(x) = \textstyle\sum_i x_i \qquad \frac{\partial f}{\partial x_i} = 1"
 
     @staticmethod
     def forward(ctx, x):
@@ -53,6 +54,7 @@ class SumDim(Function):
     back along those dimensions)"""
 
     node_name = "SumBackward1"
+    formula = r"f(x) = \textstyle\sum_{\text{dims}} x \qquad \frac{\partial f}{\partial x} = 1 \text{ (the gradient is spread back along dims)}"
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -70,6 +72,7 @@ class Mean(Function):
     """f(x) = (1/N) Σᵢ xᵢ;   ∂f/∂xᵢ = 1/N"""
 
     node_name = "MeanBackward0"
+    formula = r"f(x) = \frac{1}{N}\textstyle\sum_i x_i \qquad \frac{\partial f}{\partial x_i} = \frac{1}{N}"
 
     @staticmethod
     def forward(ctx, x):
@@ -86,6 +89,7 @@ class MeanDim(Function):
     elements averaged"""
 
     node_name = "MeanBackward1"
+    formula = r"f(x) = \operatorname{mean}_{\text{dims}} x \qquad \frac{\partial f}{\partial x} = \frac{1}{N} \text{ (}N\text{ elements averaged)}"
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):

@@ -54,6 +54,7 @@ class View(Function):
     """f(x) = x with a new shape;   backward reshapes the gradient back"""
 
     node_name = "ViewBackward0"
+    formula = r"f(x) = \operatorname{reshape}(x) \qquad \frac{\partial \ell}{\partial x} = \operatorname{reshape}(G, \text{shape of } x)"
     creates_view = True
 
     @staticmethod
@@ -77,6 +78,7 @@ class T(Function):
     """f(x) = xᵀ for a matrix (``x.t()``);   ∂: transpose the gradient back"""
 
     node_name = "TBackward0"
+    formula = r"f(x) = x^\top \qquad \frac{\partial \ell}{\partial x} = G^\top"
     creates_view = True
 
     @staticmethod
@@ -93,6 +95,7 @@ class Transpose(Function):
     """f(x) = x with dimensions ``d0`` and ``d1`` swapped;   ∂: swap them back"""
 
     node_name = "TransposeBackward0"
+    formula = r"f(x) = x \text{ with dims } d_0, d_1 \text{ swapped} \qquad \frac{\partial \ell}{\partial x} = G \text{ with them swapped back}"
     creates_view = True
 
     @staticmethod
@@ -109,6 +112,7 @@ class Permute(Function):
     """f(x) = x with dimensions reordered by ``dims``;   ∂: apply the inverse order"""
 
     node_name = "PermuteBackward0"
+    formula = r"f(x) = \operatorname{permute}(x, \pi) \qquad \frac{\partial \ell}{\partial x} = \operatorname{permute}(G, \pi^{-1})"
     creates_view = True
 
     @staticmethod
@@ -125,6 +129,7 @@ class Unsqueeze(Function):
     """f(x) = x with a size-1 dimension inserted at ``dim``;   ∂: remove it"""
 
     node_name = "UnsqueezeBackward0"
+    formula = r"f(x) = x \text{ with a size-1 dim inserted} \qquad \frac{\partial \ell}{\partial x} = G \text{ with it removed}"
     creates_view = True
 
     @staticmethod
@@ -141,6 +146,7 @@ class Squeeze(Function):
     """f(x) = x without its size-1 dimensions;   ∂: put them back"""
 
     node_name = "SqueezeBackward0"
+    formula = r"f(x) = x \text{ without its size-1 dims} \qquad \frac{\partial \ell}{\partial x} = G \text{ with them put back}"
     creates_view = True
 
     @staticmethod
@@ -169,6 +175,7 @@ class Expand(Function):
     ∂: the base class sums the gradient back to x's shape"""
 
     node_name = "ExpandBackward0"
+    formula = r"f(x) = x \text{ repeated along size-1 dims} \qquad \frac{\partial \ell}{\partial x} = G \text{ summed over the repeats}"
     creates_view = True
 
     @staticmethod
@@ -184,6 +191,7 @@ class Clone(Function):
     """f(x) = a copy of x;   ∂f/∂x = 1"""
 
     node_name = "CloneBackward0"
+    formula = r"f(x) = x \qquad \frac{\partial f}{\partial x} = 1"
 
     @staticmethod
     def forward(ctx, x):
@@ -198,6 +206,7 @@ class ToCopy(Function):
     """f(x) = x converted to another dtype;   ∂: convert the gradient back"""
 
     node_name = "ToCopyBackward0"
+    formula = r"f(x) = x \text{ in another dtype} \qquad \frac{\partial \ell}{\partial x} = G \text{ in } x\text{'s dtype}"
 
     @staticmethod
     def forward(ctx, x, numpy_dtype):
@@ -231,6 +240,7 @@ class IndexPut(Function):
     differentiating twice);   ∂f/∂g = the gradient read back at ``key``"""
 
     node_name = "IndexPutBackward0"
+    formula = r"f(g) = 0 \text{ with } g \text{ added at key} \qquad \frac{\partial \ell}{\partial g} = G[\text{key}]"
 
     @staticmethod
     def forward(ctx, grad, key, shape):
@@ -246,6 +256,7 @@ class Select(Function):
     """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
 
     node_name = "SelectBackward0"
+    formula = r"f(x) = x[\text{index}] \qquad \frac{\partial \ell}{\partial x} = 0 \text{ with } G \text{ added at index}"
     creates_view = True
 
     @staticmethod
@@ -297,6 +308,7 @@ class Stack(Function):
     the gradient"""
 
     node_name = "StackBackward0"
+    formula = r"f(x_1, \dots, x_n) = \operatorname{stack}(x_1, \dots, x_n) \qquad \frac{\partial \ell}{\partial x_i} = G[i]"
 
     @staticmethod
     def forward(ctx, dim, *xs):
@@ -315,6 +327,7 @@ class Cat(Function):
     gradient"""
 
     node_name = "CatBackward0"
+    formula = r"f(x_1, \dots, x_n) = \operatorname{cat}(x_1, \dots, x_n) \qquad \frac{\partial \ell}{\partial x_i} = x_i\text{'s part of } G"
 
     @staticmethod
     def forward(ctx, dim, *xs):
