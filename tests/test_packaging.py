@@ -102,7 +102,9 @@ def test_build_backend_is_hatchling():
 
 def test_pytest_markers_are_declared():
     ini = _pyproject()["tool"]["pytest"]["ini_options"]
-    assert ini["testpaths"] == ["tests"]
+    # The notebooks are tests too: `python -m pytest` runs them with nbval.
+    assert ini["testpaths"] == ["tests", "notebooks"]
+    assert "--nbval" in ini["addopts"] and "--nbval-lax" not in ini["addopts"]
     declared = {m.split(":", 1)[0].strip() for m in ini["markers"]}
     assert {"e2e", "torch", "slow"} <= declared
     assert "--strict-markers" in ini["addopts"]
