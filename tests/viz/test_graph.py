@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from graphs import tutorial_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,17 +15,6 @@ from autogradkit.viz import GraphDrawing, draw_graph
 from autogradkit.viz.graph import build_graph, layout, node_lines
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def tutorial_graph(lib):
-    lib.manual_seed(0)
-    x = lib.ones(5)
-    y = lib.zeros(3)
-    w = lib.randn(5, 3, requires_grad=True)
-    b = lib.randn(3, requires_grad=True)
-    z = lib.matmul(x, w) + b
-    loss = lib.nn.functional.binary_cross_entropy_with_logits(z, y)
-    return x, y, w, b, z, loss
 
 
 def parse(svg: str):

@@ -10,6 +10,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from graphs import tutorial_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -36,13 +37,7 @@ def close_figures():
 @pytest.fixture
 def tutorial():
     """PyTorch's autograd tutorial: one layer, binary cross-entropy, backward."""
-    torch.manual_seed(0)
-    x = torch.ones(5)
-    y = torch.zeros(3)
-    w = torch.randn(5, 3, requires_grad=True)
-    b = torch.randn(3, requires_grad=True)
-    z = torch.matmul(x, w) + b
-    loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+    x, _, w, b, z, loss = tutorial_graph()
     loss.retain_grad()
     loss.backward()
     return {"x": x, "w": w, "b": b, "z": z, "loss": loss}

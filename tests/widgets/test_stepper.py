@@ -12,6 +12,8 @@ import autogradkit as torch
 from autogradkit.autograd.function import SECOND_BACKWARD_MESSAGE
 
 widgets = pytest.importorskip("ipywidgets")
+from graphs import tutorial_graph  # noqa: E402
+
 from autogradkit.widgets import BackwardStepper  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -19,14 +21,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 # -- graphs to step through: each returns (root, leaves by name, gradient or None) --------
 def tutorial():
-    torch.manual_seed(0)
-    x = torch.ones(5)
-    y = torch.zeros(3)
-    w = torch.randn(5, 3, requires_grad=True)
-    b = torch.randn(3, requires_grad=True)
-    z = torch.matmul(x, w) + b
-    loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
-    return loss, {"w": w, "b": b}, None
+    graph = tutorial_graph()
+    return graph.loss, {"w": graph.w, "b": graph.b}, None
 
 
 def fan_out():
