@@ -1,0 +1,234 @@
+"""The notebooks' house rules, checked on the saved files (no kernel is started).
+
+nbval (see ``[tool.pytest.ini_options]`` in pyproject.toml) re-runs every notebook
+and compares outputs; it can only do that well if the notebooks are saved a certain
+way. These tests check that way:
+
+* every notebook is saved executed, top to bottom, in one run (execution counts
+  1, 2, …, n, so nbval has a complete reference output for every cell);
+* it runs on the ``python3`` kernel and starts with ``import autogradkit as torch``;
+* ``# NBVAL_IGNORE_OUTPUT`` is used only where an output cannot be reproduced (a
+  live widget view, a timing), and every widget view is ignored;
+* ``# NBVAL_RAISES_EXCEPTION`` marks exactly the cells whose saved output is an error;
+* there are at least two exercises, each an answer cell (``# your code here``), a
+  check cell that prints a hint while the answer is missing, and a hidden solution
+  cell (tag ``solution``) that runs the check, which then says "Correct";
+* ``notebooks/README.md`` lists exactly the notebooks in the folder.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PLACEHOLDER = "# your code here"
+TIMING = re.compile(r"\b(perf_counter|process_time|timeit|time\.time|monotonic)\b")
+
+
+def _load(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def _code_cells(nb) -> list:
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def _markers(cell) -> set[str]:
+    """nbval's markers on a cell, from its comment lines and its tags."""
+    found = {line.strip().lstrip("#").strip() for line in cell.source.splitlines()
+             if line.strip().startswith("#")}
+    found = {marker for marker in found if marker.startswith("NBVAL_")}
+    for tag in cell.metadata.get("tags", []):
+        if tag.startswith("nbval-"):
+            found.add(tag.upper().replace("-", "_"))
+    return found
+
+
+def _text(cell) -> str:
+    """Everything a cell printed (streams and text/plain)."""
+    parts = []
+    for output in cell.outputs:
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif "data" in output:
+            parts.append(output.data.get("text/plain", ""))
+    return "".join(parts)
+
+
+def _mimetypes(cell) -> set[str]:
+    return {key for output in cell.outputs for key in output.get("data", {})}
+
+
+def _is_solution(cell) -> bool:
+    return "solution" in cell.metadata.get("tags", [])
+
+
+def _label(cell) -> str:
+    first = cell.source.splitlines()[0] if cell.source else "<empty>"
+    return f"cell {cell.get('execution_count')} ({first[:50]!r})"
+
+
+def test_there_are_notebooks():
+    # Without this, an empty or moved folder would make every test below vanish.
+    assert len(NOTEBOOKS) >= 3, f"expected the notebooks in {NOTEBOOKS_DIR}, found {NOTEBOOKS}"
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
+def notebook(request):
+    return request.param, _load(request.param)
+
+
+def test_valid_nbformat(notebook):
+    path, nb = notebook
+    nbformat.validate(nb)
+
+
+def test_saved_executed_in_order(notebook):
+    path, nb = notebook
+    counts = [cell.execution_count for cell in _code_cells(nb)]
+    assert counts, f"{path.name} has no code cells"
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{path.name}: execution counts {counts}; save it after a single top-to-bottom run "
+        "(jupyter nbconvert --to notebook --execute --inplace) so nbval has every output"
+    )
+    assert any(cell.outputs for cell in _code_cells(nb)), f"{path.name} is saved without outputs"
+
+
+def test_kernel_is_python3(notebook):
+    path, nb = notebook
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
+
+
+def test_first_code_cell_imports_autogradkit_as_torch(notebook):
+    path, nb = notebook
+    first = _code_cells(nb)[0]
+    lines = [line.strip() for line in first.source.splitlines()]
+    assert "import autogradkit as torch" in lines, (
+        f"{path.name}: the first code cell must be `import autogradkit as torch`, got {first.source!r}"
+    )
+
+
+def test_ignored_outputs_are_only_widgets_and_timings(notebook):
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        shows_widget = WIDGET_VIEW in _mimetypes(cell)
+        times = bool(TIMING.search(cell.source))
+        if "NBVAL_IGNORE_OUTPUT" in _markers(cell):
+            assert shows_widget or times, (
+                f"{path.name}, {_label(cell)}: NBVAL_IGNORE_OUTPUT hides an output that is neither "
+                "a live widget view nor a timing; make the output deterministic instead"
+            )
+            assert cell.source.splitlines()[0].strip() == "# NBVAL_IGNORE_OUTPUT", (
+                f"{path.name}, {_label(cell)}: put the marker on the first line, where readers see it"
+            )
+        elif shows_widget:
+            raise AssertionError(
+                f"{path.name}, {_label(cell)} displays a live widget (random model id, state that "
+                "follows the clicks) but is not marked # NBVAL_IGNORE_OUTPUT"
+            )
+
+
+def test_raising_cells_are_exactly_the_marked_ones(notebook):
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        errors = [output for output in cell.outputs if output.output_type == "error"]
+        if "NBVAL_RAISES_EXCEPTION" in _markers(cell):
+            assert len(errors) == 1, f"{path.name}, {_label(cell)}: marked to raise, but saved without its error"
+            assert cell.source.splitlines()[0].strip() == "# NBVAL_RAISES_EXCEPTION", (
+                f"{path.name}, {_label(cell)}: put the marker on the first line"
+            )
+        else:
+            assert not errors, (
+                f"{path.name}, {_label(cell)} was saved with {errors[0].ename}: {errors[0].evalue}"
+            )
+
+
+def _exercises(nb) -> list[tuple]:
+    """(answer cell, check cells, solution cell or None) for each exercise, in order."""
+    cells = _code_cells(nb)
+    starts = [i for i, cell in enumerate(cells) if PLACEHOLDER in cell.source and not _is_solution(cell)]
+    exercises = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(cells)
+        following = cells[start + 1:end]
+        solution = next((cell for cell in following if _is_solution(cell)), None)
+        checks = following[:following.index(solution)] if solution is not None else following
+        exercises.append((cells[start], checks, solution))
+    return exercises
+
+
+def test_at_least_two_exercises(notebook):
+    path, nb = notebook
+    assert len(_exercises(nb)) >= 2, (
+        f"{path.name}: an exercise is a code cell with the placeholder {PLACEHOLDER!r}; found "
+        f"{len(_exercises(nb))}"
+    )
+
+
+def test_each_exercise_has_a_check_and_a_hidden_solution(notebook):
+    path, nb = notebook
+    for answer, checks, solution in _exercises(nb):
+        where = f"{path.name}, exercise at {_label(answer)}"
+        assert solution is not None, f"{where}: no solution cell (tagged 'solution') before the next exercise"
+        assert solution.metadata.get("jupyter", {}).get("source_hidden") is True, (
+            f"{where}: the solution cell must be hidden (metadata jupyter.source_hidden = true)"
+        )
+        assert PLACEHOLDER not in solution.source, f"{where}: the solution still has the placeholder"
+        assert checks, f"{where}: no check cell between the answer cell and the solution"
+        # The check runs on the placeholder and must help, not fail...
+        assert any("hint" in _text(check).lower() for check in checks), (
+            f"{where}: the check cell should print a hint while the answer is still missing; "
+            f"it printed {''.join(_text(c) for c in checks)!r}"
+        )
+        # ...and the solution re-runs the check, which accepts it.
+        defined = {name for check in checks for name in re.findall(r"^def (\w+)\(", check.source, re.M)}
+        assert any(re.search(rf"\b{name}\(", solution.source) for name in defined), (
+            f"{where}: the solution should call the check ({sorted(defined)}) so it shows it passes"
+        )
+        assert "correct" in _text(solution).lower(), (
+            f"{where}: the solution's saved output should say the answer is correct; got {_text(solution)!r}"
+        )
+
+
+def test_solutions_are_the_only_hidden_code(notebook):
+    # A hidden cell that is not a tagged solution would hide code from the reader.
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        if cell.metadata.get("jupyter", {}).get("source_hidden"):
+            assert _is_solution(cell), f"{path.name}, {_label(cell)} is hidden but not tagged 'solution'"
+
+
+def test_readme_lists_exactly_the_notebooks():
+    readme = (NOTEBOOKS_DIR / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\b(\d\d_[A-Za-z0-9_]+\.ipynb)\b", readme))
+    present = {path.name for path in NOTEBOOKS}
+    assert listed, "notebooks/README.md names no notebook"
+    assert not listed - present, f"notebooks/README.md lists missing notebooks: {sorted(listed - present)}"
+    assert not present - listed, f"notebooks/README.md does not mention: {sorted(present - listed)}"
+
+
+def test_sanitize_file_exists_and_masks_only_addresses_and_cell_names():
+    # pyproject's addopts point nbval at this file; keep its masking narrow.
+    from nbval.plugin import get_sanitize_patterns
+
+    patterns = get_sanitize_patterns((NOTEBOOKS_DIR / "nbval_sanitize.cfg").read_text(encoding="utf-8"))
+    assert patterns, "nbval_sanitize.cfg has no regex/replace pairs"
+
+    def sanitize(text: str) -> str:
+        for regex, replacement in patterns:
+            text = re.sub(regex, replacement, text)
+        return text
+
+    assert sanitize("<AddBackward0 object at 0x7f74205bc190>") == sanitize("<AddBackward0 object at 0x55d0c1>")
+    assert sanitize("/tmp/ipykernel_7127/2878411509.py:1: UserWarning") == \
+        sanitize("/tmp/ipykernel_99/2878411509.py:1: UserWarning")
+    # Numbers, tensors and SVG drawings are compared as they are.
+    for text in ("tensor([0.2661, 0.1179, 0.0027])", '<rect width="97.2" height="40.0" rx="6"/>',
+                 "fill: #1f2328;", "step 3 of 6"):
+        assert sanitize(text) == text
