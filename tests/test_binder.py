@@ -111,7 +111,9 @@ def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_p
     # From the repository root, as repo2docker runs it (WORKDIR ${REPO_DIR}).
     run("-m", "pip", "install", "-q", "-r", str(REQUIREMENTS.relative_to(ROOT)))
     run("-m", "pip", "install", "-q", "pytest", "nbval")
-    installed = run("-c", "import autogradkit, ipywidgets, matplotlib, jupyterlab; print(autogradkit.__file__)")
+    # Elsewhere than the repository, where `import autogradkit` would find the source folder.
+    installed = run("-c", "import autogradkit, ipywidgets, matplotlib, jupyterlab; print(autogradkit.__file__)",
+                    cwd=tmp_path)
     assert str(env_dir) in installed.stdout, "autogradkit must come from the Binder environment, not this one"
 
     # nbval alone, with an empty ini file: none of this repository's pytest settings or plugins.
