@@ -1,0 +1,314 @@
+"""The stepper and the Jacobian explorer in a real JupyterLab, in headless Chromium.
+
+Each test opens its notebook (from the cleared copy the lab server serves), runs
+every cell with the menu Run → Run All Cells, waits for the kernel to finish, then
+presses the widget's controls like a reader would and checks the DOM against what
+the same widget objects show when the notebook runs outside the browser
+(:func:`conftest.expected_for`)."""
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import numpy as np
+import pytest
+
+from e2e_support import (
+    JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, STEPPER_NOTEBOOK, UI_TIMEOUT, close_page, expected_for,
+    expects_error, new_page, poll, save_screenshot,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+
+# ------------------------------------------------------------------ JupyterLab helpers
+def open_notebook(page, server, name: str):
+    page.goto(f"{server.url}/lab/tree/{name}?token={server.token}")
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    panel.wait_for(timeout=KERNEL_TIMEOUT * 1000)
+    # Collapse the file browser: more room for the widgets (and the screenshots).
+    left_tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
+    if left_tab.count():
+        left_tab.first.click()
+    wait_kernel_idle(page)
+    return panel
+
+
+def wait_kernel_idle(page) -> None:
+    """The notebook's execution indicator and the status bar both say the kernel is idle."""
+    page.wait_for_function(
+        """() => {
+            const indicator = document.querySelector(
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');
+            const bar = document.querySelector('#jp-main-statusbar');
+            return indicator !== null && indicator.dataset.status === 'idle'
+                && bar !== null && /\\|\\s*Idle/.test(bar.textContent);
+        }""",
+        timeout=KERNEL_TIMEOUT * 1000,
+    )
+
+
+def click_menu(page, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(menu)}$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+                 has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+_CELL_STATE = """() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    return Array.from(panel.querySelectorAll('.jp-Notebook .jp-Cell')).map(cell => ({
+        code: cell.classList.contains('jp-CodeCell'),
+        prompt: (cell.querySelector('.jp-InputArea-prompt') || {textContent: ''}).textContent.trim(),
+        source: (cell.querySelector('.cm-content') || {textContent: ''}).textContent,
+        stderr: Array.from(cell.querySelectorAll(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).map(e => e.textContent),
+    }));
+}"""
+
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b", re.M)
+
+
+def run_all_cells(page, notebook_path) -> None:
+    """Run → Run All Cells; wait until every non-empty code cell has an execution
+    count and the kernel is idle; fail on any cell showing an error (except cells
+    tagged raises-exception)."""
+    import nbformat
+
+    cells = nbformat.read(notebook_path, as_version=4).cells
+    click_menu(page, "Run", "Run All Cells")
+
+    def settled():
+        state = page.evaluate(_CELL_STATE)
+        if any(any(_TRACEBACK.search(text) for text in cell["stderr"]) for cell in state):
+            return state  # stop waiting: an error stops Run All
+        done = all(re.fullmatch(r"\[\d+\]:", cell["prompt"]) for cell in state
+                   if cell["code"] and cell["source"].strip())
+        return state if done else None
+
+    state = poll(settled, KERNEL_TIMEOUT, "Run All Cells to finish (every code cell numbered)", 0.25)
+    assert len(state) == len(cells), f"the DOM shows {len(state)} cells, the notebook has {len(cells)}"
+    for index, (shown, cell) in enumerate(zip(state, cells)):
+        if expects_error(cell):
+            continue
+        tracebacks = [text for text in shown["stderr"] if _TRACEBACK.search(text)]
+        assert not tracebacks, f"cell {index} shows an error in JupyterLab:\n{tracebacks[0][-2000:]}"
+    wait_kernel_idle(page)
+
+
+def saved_error_outputs(page, server, name: str, notebook_path) -> list[str]:
+    """Save the notebook (File → Save Notebook: the served copy, never the repository's)
+    and return the error outputs it holds, read back through the contents API."""
+    import nbformat
+
+    cells = nbformat.read(notebook_path, as_version=4).cells
+    page.keyboard.press("Escape")
+    page.keyboard.press("ControlOrMeta+s")
+    url = f"{server.url}/api/contents/{name}?content=1&token={server.token}"
+
+    def saved():
+        with urllib.request.urlopen(url, timeout=10) as response:
+            model = json.load(response)
+        content = model["content"]["cells"]
+        outputs = [output for cell in content if cell["cell_type"] == "code" for output in cell["outputs"]]
+        return content if any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+                              for o in outputs) else None
+
+    content = poll(saved, UI_TIMEOUT, "the notebook to be saved with its widget outputs", 0.25)
+    return [f"cell {i}: {o['ename']}: {o['evalue']}" for i, (cell, original) in enumerate(zip(content, cells))
+            if cell["cell_type"] == "code" and not expects_error(original)
+            for o in cell["outputs"] if o["output_type"] == "error"]
+
+
+# ------------------------------------------------------------------ the stepper
+class StepperView:
+    """The first BackwardStepper of the stepper notebook, as JupyterLab shows it."""
+
+    def __init__(self, page, expected: dict) -> None:
+        self.page = page
+        self.total, self.start = expected["total"], expected["start"]
+        self.positions = expected["positions"]
+        self.widget = page.locator(".jp-OutputArea-output:has(.agk-stepper-graph)").first
+        self.graph = self.widget.locator(".agk-stepper-graph svg.agk-graph")
+        self.panel = self.widget.locator(".agk-stepper-panel")
+        self.plots = self.widget.locator(".agk-stepper-plots")
+        self.slider = self.widget.locator(".widget-slider", has=page.locator(
+            ".widget-label", has_text=re.compile("^step$")))
+
+    def button(self, name: str):
+        # By text, not by accessible name: Chromium counts the Font Awesome icon's
+        # CSS glyph into the name.
+        return self.widget.locator("button.widget-button", has_text=re.compile(rf"^\s*{name}\s*$"))
+
+    def shown_position(self) -> int:
+        return int(self.slider.locator(".widget-readout").inner_text())
+
+    def check_position(self, k: int) -> None:
+        """After k steps: exactly one node is current, the one the engine ran k-th;
+        the ones it ran before are done; the panel says "Step k of N" and names the
+        node; the step slider shows k; the plot area shows a picture."""
+        positions, graph = self.positions, self.graph
+        current = graph.locator("g.node.current")
+        if positions[k]["current"] is None:
+            poll(lambda: current.count() == 0, UI_TIMEOUT, f"no current node at step {k}")
+        else:
+            label = positions[k]["current"]
+            poll(lambda: current.count() == 1 and current.get_attribute("data-node") == label,
+                 UI_TIMEOUT, f"node {label!r} to be current at step {k}")
+            for earlier in positions[1:k]:
+                if earlier["current"] != label:
+                    node = graph.locator(f'g.node[data-node="{earlier["current"]}"]')
+                    assert "done" in node.get_attribute("class").split(), \
+                        f"{earlier['current']} ran before step {k} but is not drawn as done"
+        # The slider too: its update (and the Play widget's, linked to it in the
+        # browser) must have arrived before the next click, or a stale echo of it
+        # would move the stepper (see test_run_all_leaves_the_stepper_where_the_notebook_did).
+        poll(lambda: self.shown_position() == k, UI_TIMEOUT, f"the step slider to show {k}")
+        text = self.panel.inner_text()
+        assert f"Step {k} of {self.total}" in text, f"panel at step {k} says:\n{text}"
+        if positions[k]["label"] is not None:
+            assert positions[k]["label"] in text, f"panel at step {k} does not name the node:\n{text}"
+        image = self.plots.locator("svg, img").first
+        assert image.is_visible(), "the plot area shows no image"
+        box = image.bounding_box()
+        assert box and box["width"] > 20 and box["height"] > 20, f"the plot image is {box}"
+
+
+@pytest.fixture(scope="module")
+def stepper_lab(browser, lab_server, notebook_dir):
+    """The stepper notebook opened in JupyterLab and run with Run All Cells (once per
+    module); yields the view and the position it showed right after Run All."""
+    notebook = notebook_dir / STEPPER_NOTEBOOK
+    expected = expected_for(notebook)
+    assert expected["steppers"], f"{STEPPER_NOTEBOOK} displays no BackwardStepper"
+    page = new_page(browser)
+    open_notebook(page, lab_server, STEPPER_NOTEBOOK)
+    run_all_cells(page, notebook)
+    view = StepperView(page, expected["steppers"][0])
+    view.widget.wait_for(timeout=UI_TIMEOUT * 1000)
+    view.widget.scroll_into_view_if_needed()
+    after_run_all = view.shown_position()
+    yield view, after_run_all
+    close_page(page)
+
+
+def test_backward_stepper_in_jupyterlab(stepper_lab, lab_server, notebook_dir):
+    view, _ = stepper_lab
+    page, positions, total = view.page, view.positions, view.total
+
+    # The drawing in the browser is the drawing the test computed.
+    shown_nodes = sorted(set(view.graph.locator("g[data-node]").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.node)")))
+    assert shown_nodes == positions[0]["nodes"], "the browser shows a different graph"
+
+    # A reader starts from the beginning: Reset, Step ×4 (fewer if the pass is
+    # shorter), Back once.
+    if view.shown_position() != 0:
+        view.button("Reset").click()
+    view.check_position(0)
+    save_screenshot(view.widget, "lab-stepper-00")
+    forward = min(4, total)
+    for k in range(1, forward + 1):
+        view.button("Step").click()
+        view.check_position(k)
+        save_screenshot(view.widget, f"lab-stepper-{k:02d}")
+    page.mouse.move(0, 0)  # no hover highlight in the picture
+    save_screenshot(view.widget, "lab-stepper-midway")
+    save_screenshot(page, "lab-stepper-page")
+    # The README's picture (docs/images/stepper.png): wide enough that the whole
+    # graph fits beside the panel without scrolling.
+    page.set_viewport_size({"width": 2200, "height": 1000})
+    poll(lambda: view.widget.locator(".agk-stepper-graph").evaluate(
+        "box => box.scrollWidth <= box.clientWidth + 1"), UI_TIMEOUT,
+        "the graph to fit in the wider window")
+    view.widget.scroll_into_view_if_needed()
+    save_screenshot(view.widget, "lab-stepper-midway-wide")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    view.button("Back").click()
+    view.check_position(forward - 1)
+    save_screenshot(view.widget, f"lab-stepper-back-to-{forward - 1:02d}")
+
+    assert not saved_error_outputs(page, lab_server, STEPPER_NOTEBOOK, notebook_dir / STEPPER_NOTEBOOK)
+    assert not page.errors, f"JavaScript errors in the page: {page.errors}"
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "BackwardStepper links Play and the step slider in the browser (jslink) and observes both in "
+    "the kernel: under Run All, the browser's echo of an earlier position arrives after later "
+    "cells moved the stepper, seeks it back and rewinds the leaves' .grad (timing-dependent)"))
+def test_run_all_leaves_the_stepper_where_the_notebook_did(stepper_lab):
+    view, after_run_all = stepper_lab
+    assert after_run_all == view.start, (
+        f"after Run All the stepper shows step {after_run_all}; the notebook left it at step "
+        f"{view.start} (as nbclient, without a browser, runs it)")
+
+
+# ------------------------------------------------------------------ the Jacobian explorer
+def _numbers(table) -> np.ndarray:
+    return np.array([float(text) for text in table.locator("td").all_inner_texts()])
+
+
+def test_jacobian_explorer_in_jupyterlab(page, lab_server, notebook_dir):
+    notebook = notebook_dir / JACOBIAN_NOTEBOOK
+    expected = expected_for(notebook)
+    assert expected["explorers"], f"{JACOBIAN_NOTEBOOK} displays no JacobianExplorer"
+    explorer = expected["explorers"][0]
+    J = np.array(explorer["jacobian"])
+    v = np.array(explorer["v"])
+    labels = explorer["output_labels"]
+
+    open_notebook(page, lab_server, JACOBIAN_NOTEBOOK)
+    run_all_cells(page, notebook)
+
+    widget = page.locator(".jp-OutputArea-output:has(table.agk-jacobian)").first
+    widget.wait_for(timeout=UI_TIMEOUT * 1000)
+    results = widget.locator(".agk-jacobian-results")
+    backward_table = results.locator("table.agk-vjp-backward")
+    explicit_table = results.locator("table.agk-vjp-explicit")
+    v_table = results.locator("table.agk-v")
+    verdict = results.locator(".agk-verdict")
+    sliders = widget.locator(".widget-slider")
+    assert sliders.locator(".widget-label").all_inner_texts() == explorer["slider_labels"], \
+        "the browser shows a different explorer"
+
+    def check(v: np.ndarray, what: str) -> None:
+        """The tables show v, vᵀJ by backward and by NumPy (3 significant digits)."""
+        want = v @ J
+        poll(lambda: np.allclose(_numbers(backward_table), want, rtol=6e-3, atol=1e-3) or None,
+             UI_TIMEOUT, f"vᵀJ = {np.round(want, 3).tolist()} after {what} "
+             f"(shown: {backward_table.locator('td').all_inner_texts()})")
+        assert np.allclose(_numbers(explicit_table), want, rtol=6e-3, atol=1e-3)
+        assert np.allclose(_numbers(v_table), v, rtol=6e-3, atol=1e-3)
+        assert verdict.inner_text().startswith("equal"), f"verdict after {what}: {verdict.inner_text()}"
+
+    assert np.allclose(_numbers(backward_table), explorer["vjp_backward"], rtol=6e-3, atol=1e-3)
+    check(v, "running the notebook")
+    save_screenshot(widget, "lab-jacobian-initial")
+
+    # Keyboard on the first slider's handle: each ArrowRight is one step (0.1).
+    first = sliders.first
+    first.locator(".noUi-handle").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    flat = 0 if explorer["many"] else labels.index(explorer["slider_labels"][0])
+    before = _numbers(backward_table)
+    v = v.copy()
+    v[flat] = round(v[flat] + 0.2, 10)
+    check(v, f"ArrowRight ×3, ArrowLeft on {explorer['slider_labels'][0]}")
+    assert not np.allclose(_numbers(backward_table), before), "vᵀJ did not change"
+
+    # Typing into another slider's readout.
+    if not explorer["many"] and len(labels) > 1:
+        index = min(2, len(labels) - 1)
+        readout = sliders.nth(index).locator(".widget-readout")
+        readout.click()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.type("-0.5")
+        page.keyboard.press("Enter")
+        v[labels.index(explorer["slider_labels"][index])] = -0.5
+        check(v, f"typing -0.5 into the readout of {explorer['slider_labels'][index]}")
+    save_screenshot(widget, "lab-jacobian-moved")
+
+    assert not saved_error_outputs(page, lab_server, JACOBIAN_NOTEBOOK, notebook)
+    assert not page.errors, f"JavaScript errors in the page: {page.errors}"
