@@ -27,9 +27,9 @@ from ._creation import (  # noqa: E402
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub  # noqa: E402
-from .ops.linalg import dot, matmul, mm, mv  # noqa: E402
+from .ops.linalg import dot, matmul, mm, mv, outer  # noqa: E402
 from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh  # noqa: E402
-from .ops.reduction import argmax, max, mean, min, sum  # noqa: E402
+from .ops.reduction import allclose, argmax, max, mean, min, sum  # noqa: E402
 from .ops.shape import (  # noqa: E402
     cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze,
 )
@@ -41,6 +41,7 @@ __all__ = [
     "Tensor",
     "abs",
     "add",
+    "allclose",
     "arange",
     "argmax",
     "as_tensor",
@@ -95,6 +96,7 @@ __all__ = [
     "numel",
     "ones",
     "ones_like",
+    "outer",
     "permute",
     "pow",
     "rand",

@@ -761,6 +761,12 @@ class Tensor:
     def dot(self, other):
         return _ops_linalg.dot(self, other)
 
+    def outer(self, vec2):
+        return _ops_linalg.outer(self, vec2)
+
+    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        return _ops_reduction.allclose(self, other, rtol, atol, equal_nan)
+
     def reshape(self, *shape):
         return _ops_shape.reshape(self, *shape)
 

@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
 
-__all__ = ["matmul", "mm", "mv", "dot"]
+__all__ = ["matmul", "mm", "mv", "dot", "outer"]
 
 
 def _mm(a, b):
@@ -278,3 +278,24 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
         )
     return Dot.apply(input, other)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors: ``out[i, j] = input[i] · vec2[j]``.
+
+    Recorded as PyTorch records it: ``input`` viewed as a column, times ``vec2``
+    broadcast along the rows (so the node is ``MulBackward0``).
+
+    >>> import autogradkit as torch
+    >>> torch.outer(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 10.0, 100.0]))
+    tensor([[  1.,  10., 100.],
+            [  2.,  20., 200.]])
+    """
+    for name, position, value in (("self", 1, input), ("vec2", 2, vec2)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"outer(): argument '{'input' if position == 1 else name}' (position {position}) "
+                            f"must be Tensor, not {type(value).__name__}")
+        if value.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {value.ndim}-D")
+    return input.reshape(input.shape[0], 1) * vec2
+

@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import int64 as _int64
+from .._dtype import scalar_type_name
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
+from .arithmetic import broadcast_error
 
-__all__ = ["sum", "mean", "max", "min", "argmax"]
+__all__ = ["sum", "mean", "max", "min", "argmax", "allclose"]
 
 
 def _dims(dim, ndim: int) -> tuple[int, ...]:
@@ -180,3 +182,29 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(data), dtype=np.int64))
     return Tensor._make(np.argmax(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether ``|input − other| ≤ atol + rtol·|other|`` holds everywhere
+    (after broadcasting). Both must have the same dtype, as in PyTorch.
+
+    >>> import autogradkit as torch
+    >>> torch.allclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-7]))
+    True
+    >>> torch.allclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.1]))
+    False
+    """
+    for name, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"allclose(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    a, b = input.detach().numpy(), other.detach().numpy()
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
