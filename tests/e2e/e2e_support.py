@@ -42,7 +42,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
+NOTEBOOKS = Path(os.environ.get("AGK_E2E_NOTEBOOKS") or REPO / "notebooks")  # what the servers copy
 CHROMIUM = Path(os.environ.get("AGK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
