@@ -4,7 +4,7 @@ Each test opens its notebook (from the cleared copy the lab server serves), runs
 every cell with the menu Run → Run All Cells, waits for the kernel to finish, then
 presses the widget's controls like a reader would and checks the DOM against what
 the same widget objects show when the notebook runs outside the browser
-(:func:`conftest.expected_for`)."""
+(:func:`e2e_support.expected_for`)."""
 from __future__ import annotations
 
 import json
@@ -69,7 +69,7 @@ _CELL_STATE = """() => {
     }));
 }"""
 
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b", re.M)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b", re.MULTILINE)
 
 
 def run_all_cells(page, notebook_path) -> None:
@@ -100,8 +100,8 @@ def run_all_cells(page, notebook_path) -> None:
 
 
 def saved_error_outputs(page, server, name: str, notebook_path) -> list[str]:
-    """Save the notebook (File → Save Notebook: the served copy, never the repository's)
-    and return the error outputs it holds, read back through the contents API."""
+    """Save the notebook (Ctrl+S: the served copy, never the repository's) and return
+    the error outputs it holds, read back through the contents API."""
     import nbformat
 
     cells = nbformat.read(notebook_path, as_version=4).cells
