@@ -26,6 +26,7 @@ from ..viz.grad_svg import grad_panel_svg
 __all__ = ["BackwardStepper"]
 
 PANEL_STYLE = (".agk-panel p { margin: 4px 0; } .agk-panel ul { margin: 2px 0; padding-left: 18px; } "
+               ".agk-panel .agk-formula { overflow-x: auto; } "
                ".agk-panel pre { margin: 2px 0 6px; font-size: 11px; line-height: 1.25; }")
 
 
@@ -126,7 +127,7 @@ class BackwardStepper(widgets.VBox):
         self.error: Exception | None = None
 
         self._build_controls()
-        super().__init__(children=[self._controls, self._body, self.plot_area],
+        super().__init__(children=[self._controls, self.graph_view, self._body],
                          layout=widgets.Layout(width="100%"))
         self._refresh()
 
@@ -346,22 +347,28 @@ class BackwardStepper(widgets.VBox):
         self.slider = widgets.IntSlider(value=0, min=0, max=self.total, description="step",
                                          continuous_update=False,
                                          layout=widgets.Layout(width="260px"))
-        widgets.jslink((self.play, "value"), (self.slider, "value"))
-        widgets.jslink((self.speed, "value"), (self.play, "interval"))
+        # Linked in the browser, so Play runs smoothly without a round trip per tick.
+        self._links = (widgets.jslink((self.play, "value"), (self.slider, "value")),
+                       widgets.jslink((self.speed, "value"), (self.play, "interval")))
         self.reset_button.on_click(lambda _: self._guarded(self.reset))
         self.back_button.on_click(lambda _: self._guarded(self.back))
         self.step_button.on_click(lambda _: self._guarded(self.step))
         self.slider.observe(self._on_slider, names="value")
-        self.play.observe(self._on_slider, names="value")
+        # Only the slider is watched: Play moves it in the browser (jslink). Watching
+        # Play too would act on its echo of an old position, which can arrive after
+        # later cells have moved on (Run All) and would undo their steps.
         self._controls = widgets.HBox([self.reset_button, self.back_button, self.step_button,
                                        self.play, self.speed, self.slider],
                                       layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-        self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", flex="3 1 0%"))
-        self.panel = widgets.HTMLMath(layout=widgets.Layout(flex="2 1 0%", min_width="280px",
-                                                             padding="0 0 0 12px"))
-        self._body = widgets.HBox([self.graph_view, self.panel],
-                                  layout=widgets.Layout(align_items="flex-start", width="100%"))
-        self.plot_area = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        # The graph gets the full width (it is wide: loss is at the right end); the
+        # step's text and the plots share the row below.
+        self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", width="100%"))
+        self.panel = widgets.HTMLMath(layout=widgets.Layout(flex="1 1 0%", min_width="300px",
+                                                             overflow="auto", padding="0 12px 0 0"))
+        self.plot_area = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", overflow="auto"))
+        self._body = widgets.HBox([self.panel, self.plot_area],
+                                  layout=widgets.Layout(align_items="flex-start", width="100%",
+                                                        flex_flow="row wrap"))
         self.graph_view.add_class("agk-stepper-graph")
         self.panel.add_class("agk-stepper-panel")
         self.plot_area.add_class("agk-stepper-plots")
@@ -410,9 +417,10 @@ class BackwardStepper(widgets.VBox):
         """The stepper as plain HTML: graph, step text and plots, no controls."""
         return (f'<div class="agk-stepper-static"><p><i>{escape(repr(self))} — run the notebook '
                 "to use the controls.</i></p>"
-                f'<div style="display:flex;flex-wrap:wrap;gap:12px"><div>{self.svg}</div>'
-                f"<div style=\"max-width:480px\">{self.panel_html()}</div></div>"
-                f"<div>{self.plots_svg()}</div></div>")
+                f'<div style="overflow-x:auto">{self.svg}</div>'
+                f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
+                f'<div style="flex:1 1 0;min-width:300px">{self.panel_html()}</div>'
+                f"<div>{self.plots_svg()}</div></div></div>")
 
 
 def _plotted_tensors(graph: Graph, params: Mapping[str, Tensor] | None) -> list[tuple[str, Tensor]]:

@@ -177,8 +177,14 @@ def test_the_slider_and_play_move_the_engine():
     assert_same_grads(grads(leaves), snapshots[3], "slider at 4")
     stepper.slider.value = 1
     assert stepper.position == 1 and stepper.play.value == 1
-    stepper.play.value = len(order)      # what Play does, one tick at a time, in the browser
-    assert stepper.position == len(order) and stepper.slider.value == len(order)
+    # Play ticks in the browser; a jslink moves the slider, which the kernel follows.
+    play_link = stepper._links[0]
+    assert {play_link.source, play_link.target} == {(stepper.play, "value"), (stepper.slider, "value")}
+    stepper.slider.value = len(order)
+    assert stepper.position == len(order) and stepper.play.value == len(order)
+    stepper.play.value = 1               # a late echo of an earlier position (Run All)
+    assert stepper.position == len(order), "Play's echo must not undo steps"
+    assert_same_grads(grads(leaves), snapshots[-1], "after Play's echo")
     stepper.seek(0)
     assert stepper.slider.value == 0 and all(g is None for g in grads(leaves).values())
     with pytest.raises(ValueError, match="between 0 and 6"):
