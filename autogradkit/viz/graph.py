@@ -428,6 +428,7 @@ def _spread(column: list, wanted: list[float]) -> None:
 
 
 # -- 3. How it looks -------------------------------------------------------------------
+MIN_SCALE = 0.65
 STYLE = """
 .agk-graph text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 12px; fill: #1f2328; }
@@ -515,7 +516,10 @@ def render_svg(graph: Graph, lines: Mapping[GraphNode, list[str]],
     edge_classes = edge_classes or {}
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-graph" width="{graph.width:.0f}" '
-        f'height="{graph.height:.0f}" viewBox="0 0 {graph.width:.0f} {graph.height:.0f}">',
+        f'height="{graph.height:.0f}" viewBox="0 0 {graph.width:.0f} {graph.height:.0f}" '
+        # Shrink to the notebook's width, but not below MIN_SCALE: past that the
+        # text is too small to read, and the view scrolls instead.
+        f'style="max-width:100%;min-width:{graph.width * MIN_SCALE:.0f}px;height:auto">',
         f"<style>{STYLE}</style>",
         '<g class="edges">',
     ]
