@@ -232,3 +232,14 @@ def test_sanitize_file_exists_and_masks_only_addresses_and_cell_names():
     for text in ("tensor([0.2661, 0.1179, 0.0027])", '<rect width="97.2" height="40.0" rx="6"/>',
                  "fill: #1f2328;", "step 3 of 6"):
         assert sanitize(text) == text
+
+
+def test_cells_that_plot_come_after_matplotlib_inline(notebook):
+    """A kernel started with MPLBACKEND=Agg (as CI sets it) shows no figure unless
+    the notebook asks for inline output itself; the saved outputs would then differ."""
+    path, nb = notebook
+    inline = False
+    for cell in _code_cells(nb):
+        inline = inline or "%matplotlib inline" in cell.source
+        plots = any(name in cell.source for name in ("plt.", "plot_grad", "plot_grads("))
+        assert inline or not plots, f"{path.name}: {_label(cell)} plots before `%matplotlib inline`"
