@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 
 from e2e_support import (
-    ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, KERNEL_TIMEOUT, LAB_SETTINGS_OVERRIDES, NOTEBOOKS,
-    SCRATCH_SOURCES, STEPPER_NOTEBOOK, Server, _clear_outputs, _isolated_env,
-    _root_flags, _scratch_notebook, artifacts_written, close_page, free_port, live_pages, new_page,
+    ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, LAB_SETTINGS_OVERRIDES, NOTEBOOKS,
+    STEPPER_NOTEBOOK, Server, _clear_outputs, _isolated_env,
+    _root_flags, artifacts_written, close_page, free_port, live_pages, new_page,
     require_browser_stack, save_screenshot,
 )
 
 
 @pytest.fixture(scope="session")
 def notebook_dir(tmp_path_factory) -> Path:
-    """A copy of notebooks/ with outputs (and saved widget state) cleared; the two
-    notebooks under test are generated from the tutorial's code if not written yet."""
+    """A copy of notebooks/ with outputs (and saved widget state) cleared, so the
+    browser shows only what the kernel computes now."""
     require_browser_stack()
     import nbformat
 
@@ -38,10 +38,8 @@ def notebook_dir(tmp_path_factory) -> Path:
             nb = nbformat.read(source, as_version=4)
             _clear_outputs(nb)
             nbformat.write(nb, root / source.name)
-    for name, sources in SCRATCH_SOURCES.items():
-        if not (root / name).exists():
-            print(f"\n[e2e] notebooks/{name} does not exist yet: using a generated scratch notebook")
-            nbformat.write(_scratch_notebook(sources), root / name)
+    for name in (STEPPER_NOTEBOOK, JACOBIAN_NOTEBOOK):
+        assert (root / name).exists(), f"the end-to-end tests drive notebooks/{name}, which is missing"
     return root
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = Path(os.environ.get("AGK_E2E_NOTEBOOKS") or REPO / "notebooks")  # what the servers copy
+NOTEBOOKS = REPO / "notebooks"  # what the servers serve a cleared copy of
 CHROMIUM = Path(os.environ.get("AGK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -54,29 +54,9 @@ SERVER_START_TIMEOUT = 120.0   # s: server answering HTTP
 KERNEL_TIMEOUT = 120.0         # s: kernel started and idle, notebook run
 UI_TIMEOUT = 30.0              # s: one DOM change after one click or key press
 
-# The notebooks under test, and what stands in for them while they are being written.
+# The notebooks under test.
 STEPPER_NOTEBOOK = "02_computing_gradients.ipynb"
 JACOBIAN_NOTEBOOK = "05_jacobian_products.ipynb"
-SCRATCH_SOURCES = {
-    STEPPER_NOTEBOOK: [
-        "import autogradkit as torch\n"
-        "torch.manual_seed(0)\n"
-        "x = torch.ones(5)  # input tensor\n"
-        "y = torch.zeros(3)  # expected output\n"
-        "w = torch.randn(5, 3, requires_grad=True)\n"
-        "b = torch.randn(3, requires_grad=True)\n"
-        "z = torch.matmul(x, w)+b\n"
-        "loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)",
-        "from autogradkit.widgets import BackwardStepper\n"
-        "BackwardStepper(loss)",
-    ],
-    JACOBIAN_NOTEBOOK: [
-        "import autogradkit as torch\n"
-        "from autogradkit.widgets import JacobianExplorer\n"
-        "inp = torch.eye(4, 5, requires_grad=True)\n"
-        "JacobianExplorer(lambda t: (t + 1).pow(2).t(), inp)",
-    ],
-}
 
 # JupyterLab settings for a quiet, deterministic UI (keys checked against the schemas
 # in share/jupyter/lab/schemas of JupyterLab 4).
@@ -127,16 +107,6 @@ def require_browser_stack() -> None:
 
 
 # ------------------------------------------------------------------ notebooks
-def _scratch_notebook(sources: list[str]):
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    return nb
-
-
 def _clear_outputs(nb) -> None:
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
