@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from e2e_support import (
-    JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, STEPPER_NOTEBOOK, UI_TIMEOUT, close_page, expected_for,
+    ARTIFACTS, JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, STEPPER_NOTEBOOK, UI_TIMEOUT, close_page, expected_for,
     expects_error, new_page, poll, save_screenshot,
 )
 
@@ -138,6 +138,28 @@ class StepperView:
         self.slider = self.widget.locator(".widget-slider", has=page.locator(
             ".widget-label", has_text=re.compile("^step$")))
 
+    def click_and_time_redraw(self, name: str, label: str | None) -> float:
+        """Click a button; return the ms until the graph marks ``label`` current,
+        timed in the page (from the click event to the DOM change)."""
+        self.graph.evaluate("""(svg, label) => {
+            const view = svg.closest('.agk-stepper-graph');
+            window.__agkRedraw = new Promise(resolve => {
+                let start = null;
+                document.addEventListener('click', () => { start = performance.now(); },
+                                          {capture: true, once: true});
+                const shown = () => {
+                    const current = view.querySelector('g.node.current');
+                    return label === null ? current === null : current?.dataset.node === label;
+                };
+                const observer = new MutationObserver(() => {
+                    if (start !== null && shown()) { observer.disconnect(); resolve(performance.now() - start); }
+                });
+                observer.observe(view, {subtree: true, childList: true, attributes: true});
+            });
+        }""", label)
+        self.button(name).click()
+        return float(self.page.evaluate("() => window.__agkRedraw"))
+
     def button(self, name: str):
         # By text, not by accessible name: Chromium counts the Font Awesome icon's
         # CSS glyph into the name.
@@ -211,10 +233,17 @@ def test_backward_stepper_in_jupyterlab(stepper_lab, lab_server, notebook_dir):
     view.check_position(0)
     save_screenshot(view.widget, "lab-stepper-00")
     forward = min(4, total)
+    redraw_ms = []
     for k in range(1, forward + 1):
-        view.button("Step").click()
+        redraw_ms.append(view.click_and_time_redraw("Step", positions[k]["current"]))
         view.check_position(k)
         save_screenshot(view.widget, f"lab-stepper-{k:02d}")
+    # Reported, not asserted (speed targets live in benchmarks/): what a learner
+    # waits between clicking Step and seeing the next node marked.
+    report = f"Step click → graph redrawn in the browser: {', '.join(f'{ms:.0f}' for ms in redraw_ms)} ms"
+    print(f"\n[e2e] {report}")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "stepper-latency.txt").write_text(report + "\n")
     page.mouse.move(0, 0)  # no hover highlight in the picture
     # The tutorial's graph fits the width of a laptop's JupyterLab (1400 px) without
     # scrolling: the loss end, where the pass starts, must be visible.
