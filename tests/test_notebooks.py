@@ -95,7 +95,7 @@ def test_saved_executed_in_order(notebook):
     assert counts, f"{path.name} has no code cells"
     assert counts == list(range(1, len(counts) + 1)), (
         f"{path.name}: execution counts {counts}; save it after a single top-to-bottom run "
-        "(jupyter nbconvert --to notebook --execute --inplace) so nbval has every output"
+        "(python notebooks/execute.py) so nbval has every output"
     )
     assert any(cell.outputs for cell in _code_cells(nb)), f"{path.name} is saved without outputs"
 
@@ -243,3 +243,15 @@ def test_cells_that_plot_come_after_matplotlib_inline(notebook):
         inline = inline or "%matplotlib inline" in cell.source
         plots = any(name in cell.source for name in ("plt.", "plot_grad", "plot_grads("))
         assert inline or not plots, f"{path.name}: {_label(cell)} plots before `%matplotlib inline`"
+
+
+def test_saved_outputs_name_no_machine_paths(notebook):
+    """Saved with notebooks/execute.py: tracebacks name autogradkit's files relative to
+    the repository and warnings their cell, wherever the notebook was run."""
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        for output in cell.outputs:
+            text = "".join(output.get("text", "")) + "\n".join(output.get("traceback", []))
+            found = re.search(r"(/(work|tmp|root|home|Users)/[\w.-]+/|[A-Za-z]:\\\\)", text)
+            assert not found, (f"{path.name}: {_label(cell)} stores the path {found.group(0)!r}; "
+                               "save notebooks with `python notebooks/execute.py`")

@@ -1,0 +1,72 @@
+"""Run notebooks top to bottom in a fresh ``python3`` kernel and save them with
+their outputs, the way they are committed.
+
+    python notebooks/execute.py                      # all of them
+    python notebooks/execute.py 02 05                # those whose names start so
+
+What it does beyond ``jupyter nbconvert --execute --inplace``: no per-cell timing
+metadata, and no trace of the machine in the saved outputs. A traceback names
+autogradkit's files relative to the repository (``autogradkit/autograd/engine.py``
+rather than ``/home/you/autogradkit/...``), and a warning names its cell
+``<notebook cell>`` instead of the kernel's temporary file — the same text the nbval
+sanitizer (``nbval_sanitize.cfg``) turns a fresh run's output into, so the saved
+notebook is exactly what nbval compares against. Cells tagged ``raises-exception``
+may raise; any other error stops the run.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+KERNEL_CELL_FILE = re.compile(r"\S*ipykernel_\d+[\\/]\d+\.py")
+TIMEOUT = 120  # seconds per cell
+
+
+def _scrub(text: str) -> str:
+    text = text.replace(str(REPO) + "/", "")
+    return KERNEL_CELL_FILE.sub("<notebook cell>", text)
+
+
+def scrub_outputs(nb) -> None:
+    """Remove machine-specific paths from stream text and tracebacks."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = _scrub(output["text"])
+            if "traceback" in output:
+                output["traceback"] = [_scrub(line) for line in output["traceback"]]
+
+
+def execute(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    scrub_outputs(nb)
+    nbformat.write(nb, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("prefixes", nargs="*", help="run only notebooks whose names start with these")
+    args = parser.parse_args(argv)
+    notebooks = sorted(HERE.glob("[0-9][0-9]_*.ipynb"))
+    if args.prefixes:
+        notebooks = [nb for nb in notebooks if nb.name.startswith(tuple(args.prefixes))]
+    if not notebooks:
+        parser.error(f"no notebook in {HERE} starts with {' or '.join(args.prefixes)}")
+    for path in notebooks:
+        print(f"executing {path.name} ...", flush=True)
+        execute(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
