@@ -291,11 +291,12 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     tensor([[  1.,  10., 100.],
             [  2.,  20., 200.]])
     """
-    for name, position, value in (("self", 1, input), ("vec2", 2, vec2)):
+    # PyTorch calls the first argument `input` in its signature, `self` in the shape check.
+    for argument, checked_as, position, value in (("input", "self", 1, input), ("vec2", "vec2", 2, vec2)):
         if not isinstance(value, Tensor):
-            raise TypeError(f"outer(): argument '{'input' if position == 1 else name}' (position {position}) "
+            raise TypeError(f"outer(): argument '{argument}' (position {position}) "
                             f"must be Tensor, not {type(value).__name__}")
         if value.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {value.ndim}-D")
+            raise RuntimeError(f"outer: Expected 1-D argument {checked_as}, but got {value.ndim}-D")
     return input.reshape(input.shape[0], 1) * vec2
 

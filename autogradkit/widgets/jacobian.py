@@ -107,9 +107,7 @@ class JacobianExplorer(widgets.VBox):
 
         self._build_widgets()
         super().__init__(children=[self.header, self.jacobian_view, self._controls, self.result_view])
-        self._update()
-        if self.error is not None:
-            raise self.error
+        self._update_or_raise()
 
     # -- the Python API -----------------------------------------------------------
     @property
@@ -120,9 +118,7 @@ class JacobianExplorer(widgets.VBox):
     def v(self, value) -> None:
         self._v = _checked_vector(value, self._v.shape, self._v.dtype)
         self._show_v_on_sliders()
-        self._update()
-        if self.error is not None:
-            raise self.error
+        self._update_or_raise()
 
     @property
     def jacobian(self) -> Tensor:
@@ -150,6 +146,13 @@ class JacobianExplorer(widgets.VBox):
         self.vjp_backward = from_numpy(backward)
         self.vjp_explicit = from_numpy((self._v.reshape(-1) @ self._J).reshape(self._x.shape))
         self.result_view.value = self.results_html()
+
+    def _update_or_raise(self) -> None:
+        """``_update`` for changes made in code: there the error is raised, while a
+        slider's change can only show it in the panel."""
+        self._update()
+        if self.error is not None:
+            raise self.error
 
     def _backward_of_v(self) -> np.ndarray:
         # backward adds into .grad; starting from None each time is the tutorial's
