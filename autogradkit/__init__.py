@@ -13,26 +13,53 @@ unchanged and prints what PyTorch prints. Where to read:
 The core needs only NumPy. Visual tools (graph drawings, widgets, plots) load on
 first use.
 """
+
 from __future__ import annotations
 
 import builtins as _builtins
 
-from ._dtype import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
-from .tensor import Size, Tensor  # noqa: E402  (imports the ops)
-from . import autograd, nn  # noqa: E402
-from ._creation import (  # noqa: E402
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
-    ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like,
+from . import autograd, nn
+from ._creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
 )
-from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
-from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub  # noqa: E402
-from .ops.linalg import dot, matmul, mm, mv, outer  # noqa: E402
-from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh  # noqa: E402
-from .ops.reduction import allclose, argmax, max, mean, min, sum  # noqa: E402
-from .ops.shape import (  # noqa: E402
-    cat, clone, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze,
+from ._dtype import bool, double, dtype, float, float32, float64, int64, long
+from ._tensor_str import get_printoptions, set_printoptions
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub
+from .ops.linalg import dot, matmul, mm, mv, outer
+from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh
+from .ops.reduction import allclose, argmax, max, mean, min, sum
+from .ops.shape import (
+    cat,
+    clone,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    stack,
+    t,
+    transpose,
+    unsqueeze,
 )
+from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
 
@@ -186,4 +213,3 @@ def __getattr__(name: str):
 
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autogradkit' has no attribute {name!r}")
-

@@ -3,10 +3,12 @@
 ``from_numpy``. They follow PyTorch's defaults: Python floats become float32,
 Python ints int64, and ``requires_grad`` is only allowed for float dtypes.
 """
+
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,15 +17,33 @@ from ._dtype import dtype as DType
 from .tensor import Tensor
 
 __all__ = [
-    "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "eye", "arange",
-    "linspace", "rand", "randn", "randint", "ones_like", "zeros_like", "full_like", "rand_like",
-    "randn_like", "empty_like",
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "ones",
+    "zeros",
+    "empty",
+    "full",
+    "eye",
+    "arange",
+    "linspace",
+    "rand",
+    "randn",
+    "randint",
+    "ones_like",
+    "zeros_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "empty_like",
 ]
 
 
 # What a factory function says when asked for an integer tensor that requires grad
 # (Tensor.requires_grad_ words it differently, as PyTorch does).
-FACTORY_FLOAT_ONLY_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
+FACTORY_FLOAT_ONLY_MESSAGE = (
+    "Only Tensors of floating point and complex dtype can require gradients"
+)
 
 # Python's own types are accepted as dtypes, as in PyTorch: float means float64.
 _PYTHON_TYPES = {float: _dtype.float64, int: _dtype.int64, bool: _dtype.bool}
@@ -34,7 +54,9 @@ def _check_dtype(dtype, who: str = "tensor") -> DType | None:
         return dtype
     if dtype in _PYTHON_TYPES:
         return _PYTHON_TYPES[dtype]
-    raise TypeError(f"{who}(): argument 'dtype' must be autogradkit.dtype, not {type(dtype).__name__}")
+    raise TypeError(
+        f"{who}(): argument 'dtype' must be autogradkit.dtype, not {type(dtype).__name__}"
+    )
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -81,8 +103,10 @@ def _scan_kind(data: Any) -> int:
     if isinstance(data, np.ndarray):
         kind = _KIND_OF_DTYPE.get(data.dtype.kind)
         if kind is None:
-            raise TypeError(f"can't convert np.ndarray of type {data.dtype} to a tensor; "
-                            "use float, int or bool arrays")
+            raise TypeError(
+                f"can't convert np.ndarray of type {data.dtype} to a tensor; "
+                "use float, int or bool arrays"
+            )
         return kind
     if isinstance(data, (bool, np.bool_)):
         return 0
@@ -101,22 +125,31 @@ def _check_shape(data: Any, shape: tuple, kind: int, dim: int) -> None:
     if isinstance(data, (list, tuple)):
         if dim >= len(shape):  # a sequence where a number was expected
             name = type(data).__name__
-            raise TypeError(f"'{name}' object cannot be interpreted as an integer" if kind < 2
-                            else f"must be real number, not {name}")
+            raise TypeError(
+                f"'{name}' object cannot be interpreted as an integer"
+                if kind < 2
+                else f"must be real number, not {name}"
+            )
         if len(data) != shape[dim]:
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+            raise ValueError(
+                f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
+            )
         for item in data:
             _check_shape(item, shape, kind, dim + 1)
     elif isinstance(data, (Tensor, np.ndarray)):
         if tuple(data.shape) != tuple(shape[dim:]):
             got = data.shape[0] if data.ndim else 0
-            raise ValueError(f"expected sequence of length {shape[dim] if dim < len(shape) else 0} "
-                             f"at dim {dim} (got {got})")
+            raise ValueError(
+                f"expected sequence of length {shape[dim] if dim < len(shape) else 0} "
+                f"at dim {dim} (got {got})"
+            )
     elif dim < len(shape):  # a number where a sequence was expected
         raise TypeError("not a sequence")
 
 
-def tensor(data: Any, dtype: DType | None = None, requires_grad: bool = False, device=None) -> Tensor:
+def tensor(
+    data: Any, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, a NumPy
     array or another tensor).
 
@@ -180,7 +213,7 @@ def _check_device(device) -> None:
         raise RuntimeError(f"autogradkit runs on the CPU only; device={device!r} is not available")
 
 
-def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:
+def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # noqa: C901 - to be split in the readable-core work (issue 10)
     """The shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(size=(2, 3))``,
     with PyTorch's errors."""
     if kw_size is not None:
@@ -194,17 +227,19 @@ def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:
     for i, n in enumerate(size):
         if not isinstance(n, (int, np.integer)):
             if len(size) == 1:
-                raise TypeError(f"{who}(): argument 'size' (position 1) must be tuple of ints, "
-                                f"not {type(n).__name__}")
-            raise TypeError(f"{who}(): argument 'size' failed to unpack the object at pos {i + 1} "
-                            f"with error \"type must be tuple of ints,but got {type(n).__name__}\"")
+                raise TypeError(
+                    f"{who}(): argument 'size' (position 1) must be tuple of ints, "
+                    f"not {type(n).__name__}"
+                )
+            raise TypeError(
+                f"{who}(): argument 'size' failed to unpack the object at pos {i + 1} "
+                f'with error "type must be tuple of ints,but got {type(n).__name__}"'
+            )
     for n in size:
         if n < 0:
             if who == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {n}: {list(size)}"
-            )
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
     return tuple(int(n) for n in size)
 
 
@@ -238,23 +273,34 @@ def full(size, fill_value, dtype: DType | None = None, requires_grad: bool = Fal
     """A tensor of ``size`` filled with ``fill_value`` (its dtype follows the value)."""
     shape = _size((size,), None, "full")
     if dtype is None:
-        dtype = _dtype.bool if isinstance(fill_value, bool) else (
-            _dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.float32)
+        dtype = (
+            _dtype.bool
+            if isinstance(fill_value, bool)
+            else (_dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.float32)
+        )
     return _leaf(np.full(shape, fill_value, dtype=_check_dtype(dtype, "full").numpy), requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int, m: int | None = None, dtype: DType | None = None, requires_grad: bool = False
+) -> Tensor:
     """The ``n×m`` identity matrix (``m`` defaults to ``n``)."""
     for position, (name, value) in enumerate((("n", n), ("m", m)), start=1):
-        if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)):
-            raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, "
-                            f"not {type(value).__name__}")
+        if value is not None and (
+            not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+        ):
+            raise TypeError(
+                f"eye(): argument '{name}' (position {position}) must be int, "
+                f"not {type(value).__name__}"
+            )
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return _leaf(np.eye(n, m, dtype=_float_dtype(dtype, "eye")), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def arange(
+    start, end=None, step=1, dtype: DType | None = None, requires_grad: bool = False
+) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``;
     int64 when all three are integers, else float32."""
     if end is None:
@@ -271,12 +317,18 @@ def arange(start, end=None, step=1, dtype: DType | None = None, requires_grad: b
     return _leaf(values.astype(_check_dtype(dtype, "arange").numpy), requires_grad)
 
 
-def linspace(start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False
+) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    return _leaf(np.linspace(start, end, steps).astype(_float_dtype(dtype, "linspace")), requires_grad)
+    return _leaf(
+        np.linspace(start, end, steps).astype(_float_dtype(dtype, "linspace")), requires_grad
+    )
 
 
-def rand(*size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs) -> Tensor:
+def rand(
+    *size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs
+) -> Tensor:
     """Uniform random numbers in [0, 1), the same values PyTorch's CPU generator
     gives after the same ``manual_seed``."""
     from . import random
@@ -288,7 +340,9 @@ def rand(*size, dtype: DType | None = None, requires_grad: bool = False, generat
     return _leaf(gen.rand(shape, _float_dtype(dtype, "rand")), requires_grad)
 
 
-def randn(*size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs) -> Tensor:
+def randn(
+    *size, dtype: DType | None = None, requires_grad: bool = False, generator=None, **kwargs
+) -> Tensor:
     """Standard normal random numbers, the same values PyTorch's CPU generator gives
     after the same ``manual_seed``.
 
@@ -324,7 +378,9 @@ def randint(low, high=None, size=None, dtype: DType | None = None, generator=Non
 def _like(input: Tensor, dtype: DType | None) -> tuple[tuple[int, ...], np.dtype]:
     if not isinstance(input, Tensor):
         raise TypeError(f"expected a Tensor as input, got {type(input).__name__}")
-    return input._data.shape, (_check_dtype(dtype).numpy if dtype is not None else input._data.dtype)
+    return input._data.shape, (
+        _check_dtype(dtype).numpy if dtype is not None else input._data.dtype
+    )
 
 
 def ones_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
@@ -343,7 +399,9 @@ def empty_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = 
     return zeros_like(input, dtype, requires_grad)
 
 
-def full_like(input: Tensor, fill_value, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def full_like(
+    input: Tensor, fill_value, dtype: DType | None = None, requires_grad: bool = False
+) -> Tensor:
     """``fill_value`` everywhere, with the shape and dtype of ``input``."""
     shape, dt = _like(input, dtype)
     return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)

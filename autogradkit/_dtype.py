@@ -3,12 +3,21 @@
 PyTorch's ``torch.dtype`` objects print as ``torch.float32``; ours print as
 ``autogradkit.float32`` so a learner always knows which library made a tensor.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dtype", "float32", "float64", "int64", "bool", "from_numpy_dtype", "c_type_name",
-           "scalar_type_name"]
+__all__ = [
+    "dtype",
+    "float32",
+    "float64",
+    "int64",
+    "bool",
+    "from_numpy_dtype",
+    "c_type_name",
+    "scalar_type_name",
+]
 
 
 class dtype:
@@ -44,9 +53,9 @@ class dtype:
 float32 = dtype("float32", np.float32)
 float64 = dtype("float64", np.float64)
 int64 = dtype("int64", np.int64)
-bool = dtype("bool", np.bool_)  # noqa: A001 - PyTorch names it torch.bool too
+bool = dtype("bool", np.bool_)
 
-float = float32  # noqa: A001 - torch.float is an alias of torch.float32
+float = float32
 double = float64
 long = int64
 

@@ -17,12 +17,14 @@ The algorithm is PyTorch's, reorganised for speed:
 Module state (``PRINT_OPTS``) is shared with :func:`set_printoptions`, so
 ``autogradkit.set_printoptions`` behaves like ``torch.set_printoptions``.
 """
+
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -233,9 +235,7 @@ def _layout(
             return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
         step = strides[depth]
-        slices = [
-            render(depth + 1, offset + i * step, indent + 1) for i in range(shape[depth])
-        ]
+        slices = [render(depth + 1, offset + i * step, indent + 1) for i in range(shape[depth])]
         if cut[depth]:
             slices.insert(edge, "...")
         # One blank line per dimension beyond 2 separates the slices.
@@ -269,9 +269,7 @@ def _tensor_str(data: np.ndarray, floating: bool, indent: int) -> str:
     return _layout(cells, shown.shape, cut, width, indent)
 
 
-def _add_suffixes(
-    tensor_str: str, suffixes: list[tuple[str, int]], indent: int
-) -> str:
+def _add_suffixes(tensor_str: str, suffixes: list[tuple[str, int]], indent: int) -> str:
     """Append ``, suffix`` items, wrapping to a new line when they would overflow.
 
     Each suffix comes with the length PyTorch would see for it (see

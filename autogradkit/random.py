@@ -48,6 +48,7 @@ How PyTorch makes its numbers (``aten/src/ATen/core/MT19937RNGEngine.h``,
     float64 and rounds instead: about 1.5% of the elements then differ from
     PyTorch by 1-3 float32 ulps (far below the 4 decimals PyTorch prints).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -56,8 +57,8 @@ import operator
 import os
 import platform
 import sys
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -94,14 +95,30 @@ _U64 = (1 << 64) - 1
 _STATE_DTYPE = np.dtype(
     {
         "names": [
-            "the_initial_seed", "left", "seeded", "next", "state",
-            "normal_x", "normal_y", "normal_rho", "normal_is_valid",
-            "next_float_normal_sample", "is_next_float_normal_sample_valid",
+            "the_initial_seed",
+            "left",
+            "seeded",
+            "next",
+            "state",
+            "normal_x",
+            "normal_y",
+            "normal_rho",
+            "normal_is_valid",
+            "next_float_normal_sample",
+            "is_next_float_normal_sample_valid",
         ],
         "formats": [
-            "<u8", "<i4", "<i4", "<u8", ("<u8", (_N,)),
-            "<f8", "<f8", "<f8", "<i4",
-            "<f4", "u1",
+            "<u8",
+            "<i4",
+            "<i4",
+            "<u8",
+            ("<u8", (_N,)),
+            "<f8",
+            "<f8",
+            "<f8",
+            "<i4",
+            "<f4",
+            "u1",
         ],
         "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
         "itemsize": 5056,
@@ -144,7 +161,7 @@ def _twist(old: np.ndarray) -> np.ndarray:
     new = np.empty(_N, dtype=np.uint32)
     k = _N - _M  # 227
     np.bitwise_xor(old[_M:], t[:k], out=new[:k])
-    np.bitwise_xor(new[: k], t[k : 2 * k], out=new[k : 2 * k])
+    np.bitwise_xor(new[:k], t[k : 2 * k], out=new[k : 2 * k])
     np.bitwise_xor(new[k : _N - 1 - k], t[2 * k :], out=new[2 * k : _N - 1])
     last = int(old[-1])
     first = int(new[0])
@@ -166,9 +183,7 @@ def _check_seed(seed, who: str = "manual_seed") -> int:
     """Validate a seed like PyTorch's ``Generator.manual_seed`` and return it as
     an unsigned 64-bit integer (negative seeds wrap, as in PyTorch)."""
     if isinstance(seed, (bool, np.bool_)) or not hasattr(type(seed), "__index__"):
-        raise TypeError(
-            f"{who} expected an int, but got {type(seed).__name__}"
-        )
+        raise TypeError(f"{who} expected an int, but got {type(seed).__name__}")
     value = operator.index(seed)
     if not -(1 << 63) <= value <= _U64:
         raise ValueError(
@@ -185,14 +200,10 @@ def _check_shape(shape) -> tuple[int, ...]:
     try:
         dims = tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise TypeError(
-            f"shape must be a tuple of ints, but got {shape!r}"
-        ) from None
+        raise TypeError(f"shape must be a tuple of ints, but got {shape!r}") from None
     for d in dims:
         if d < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {d}: {list(dims)}"
-            )
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(dims)}")
     return dims
 
 
@@ -253,11 +264,20 @@ def _fma32(a, b, c) -> np.ndarray:
 
 # float32 constants of avx_mathfun.h (declared as float literals there).
 _f32 = np.float32
-_LOG_P = [_f32(v) for v in (
-    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
-    1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
-    3.3333331174e-1,
-)]
+_LOG_P = [
+    _f32(v)
+    for v in (
+        7.0376836292e-2,
+        -1.1514610310e-1,
+        1.1676998740e-1,
+        -1.2420140846e-1,
+        1.4249322787e-1,
+        -1.6668057665e-1,
+        2.0000714765e-1,
+        -2.4999993993e-1,
+        3.3333331174e-1,
+    )
+]
 _LOG_Q1 = _f32(-2.12194440e-4)
 _LOG_Q2 = _f32(0.693359375)
 _SQRTHF = _f32(0.707106781186547524)
@@ -266,8 +286,9 @@ _DP1 = _f32(-0.78515625)
 _DP2 = _f32(-2.4187564849853515625e-4)
 _DP3 = _f32(-3.77489497744594108e-8)
 _SINCOF = [_f32(v) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)]
-_COSCOF = [_f32(v) for v in (2.443315711809948e-005, -1.388731625493765e-003,
-                             4.166664568298827e-002)]
+_COSCOF = [
+    _f32(v) for v in (2.443315711809948e-005, -1.388731625493765e-003, 4.166664568298827e-002)
+]
 _TWO_PI_F32 = _f32(_TWO_PI)
 
 
@@ -429,7 +450,7 @@ class Generator:
 
     # -- seeding ---------------------------------------------------------
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         """Seed the generator (clearing any cached normal) and return it."""
         value = _check_seed(seed)
         self._seed = value
@@ -474,14 +495,12 @@ class Generator:
             st["next_float_normal_sample"] = self._float_normal_cache
         return np.frombuffer(st.tobytes(), dtype=np.uint8).copy()
 
-    def set_state(self, new_state) -> "Generator":
+    def set_state(self, new_state) -> Generator:
         """Restore a state from :meth:`get_state` (or ``torch.get_rng_state()``,
         converted with ``.numpy()``)."""
         raw = np.asarray(new_state)
         if raw.dtype != np.uint8:
-            raise TypeError(
-                f"RNG state must be a uint8 (byte) array, but got dtype {raw.dtype}"
-            )
+            raise TypeError(f"RNG state must be a uint8 (byte) array, but got dtype {raw.dtype}")
         if raw.size != STATE_SIZE:
             raise ValueError(
                 f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but found "
@@ -498,11 +517,12 @@ class Generator:
         self._normal_cache = float(st["normal_y"]) if st["normal_is_valid"] else None
         self._float_normal_cache = (
             float(st["next_float_normal_sample"])
-            if st["is_next_float_normal_sample_valid"] else None
+            if st["is_next_float_normal_sample_valid"]
+            else None
         )
         return self
 
-    def clone_state(self) -> "Generator":
+    def clone_state(self) -> Generator:
         """An independent copy of this generator (same state, same cache)."""
         other = Generator.__new__(Generator)
         other._seed = self._seed

@@ -9,12 +9,14 @@ A tensor is either
   pointing at the backward node that will turn the gradient of this result into
   gradients for the operation's inputs.
 """
+
 from __future__ import annotations
 
 import builtins
 import warnings
 import weakref
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -75,8 +77,16 @@ class Tensor:
     """
 
     __slots__ = (
-        "_data", "_requires_grad", "grad_fn", "_grad", "_version_counter",
-        "_retains_grad", "_accumulator", "_hooks", "_base", "__weakref__",
+        "_data",
+        "_requires_grad",
+        "grad_fn",
+        "_grad",
+        "_version_counter",
+        "_retains_grad",
+        "_accumulator",
+        "_hooks",
+        "_base",
+        "__weakref__",
     )
     # Make NumPy hand mixed expressions such as ``array * tensor`` to us.
     __array_priority__ = 1000
@@ -96,7 +106,7 @@ class Tensor:
 
     # -- construction helpers -------------------------------------------------
     @staticmethod
-    def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
+    def _make(data: np.ndarray, grad_fn=None) -> Tensor:
         """Wrap an array without copying (internal; ``grad_fn`` makes it a non-leaf)."""
         t = _new_tensor(Tensor)
         t._data = data
@@ -132,7 +142,7 @@ class Tensor:
             raise RuntimeError(FLOAT_ONLY_MESSAGE)  # the setter words it as the factories do
         self.requires_grad_(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place (leaves only) and return ``self``.
 
         Raises
@@ -162,7 +172,7 @@ class Tensor:
         return self.grad_fn is None
 
     @property
-    def grad(self) -> "Tensor | None":
+    def grad(self) -> Tensor | None:
         """The gradient accumulated by backward passes (leaves, and ``retain_grad()``
         tensors); None until the first one. Reading it on another non-leaf warns."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
@@ -170,7 +180,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value: "Tensor | None") -> None:
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -212,7 +222,7 @@ class Tensor:
             self.grad_fn._retained = weakref.ref(self)
             self.grad_fn._hooked = True
 
-    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]):
         """Call ``hook(grad)`` whenever a gradient for this tensor is computed; if it
         returns a tensor, that replaces the gradient.
 
@@ -238,8 +248,13 @@ class Tensor:
 
         return _RemovableHandle(hooks, hook)
 
-    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs=None) -> None:
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs=None,
+    ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves and
         add it into their ``.grad``.
 
@@ -257,26 +272,28 @@ class Tensor:
         """
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data (and version counter) but is cut
         out of the graph: ``requires_grad=False``."""
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
         return t
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         self.grad_fn = None
         self._requires_grad = False
         return self
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """The tensor's values as a tensor outside the graph (like ``detach()``)."""
         return self.detach()
 
     @data.setter
-    def data(self, value: "Tensor") -> None:
-        self._data = value._data if isinstance(value, Tensor) else np.asarray(value, dtype=self._data.dtype)
+    def data(self, value: Tensor) -> None:
+        self._data = (
+            value._data if isinstance(value, Tensor) else np.asarray(value, dtype=self._data.dtype)
+        )
 
     @property
     def _version(self) -> int:
@@ -352,7 +369,7 @@ class Tensor:
             return self._data.astype(dtype)
         return self._data.copy() if copy else self._data
 
-    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert to another dtype (``t.to(torch.float64)``); devices other than
         ``"cpu"`` are not available."""
         target = kwargs.get("dtype")
@@ -374,25 +391,29 @@ class Tensor:
                 if arg not in ("cpu", "cuda", "mps") and not arg.startswith(("cpu:", "cuda:")):
                     raise RuntimeError(f"Invalid device string: '{arg}'")
                 if arg != "cpu" and not arg.startswith("cpu:"):
-                    raise RuntimeError(f"autogradkit runs on the CPU only; cannot move a tensor to {arg!r}")
+                    raise RuntimeError(
+                        f"autogradkit runs on the CPU only; cannot move a tensor to {arg!r}"
+                    )
             elif isinstance(arg, Tensor):
                 target = arg.dtype
             else:
-                raise TypeError(f"to() expects a dtype, a device string or a tensor, not {type(arg).__name__}")
+                raise TypeError(
+                    f"to() expects a dtype, a device string or a tensor, not {type(arg).__name__}"
+                )
         if target is None or target.numpy == self._data.dtype:
             return self
         return _ops_shape.to_dtype(self, target)
 
-    def float(self) -> "Tensor":
+    def float(self) -> Tensor:
         return self.to(_dtype.float32)
 
-    def double(self) -> "Tensor":
+    def double(self) -> Tensor:
         return self.to(_dtype.float64)
 
-    def long(self) -> "Tensor":
+    def long(self) -> Tensor:
         return self.to(_dtype.int64)
 
-    def bool(self) -> "Tensor":
+    def bool(self) -> Tensor:
         return self.to(_dtype.bool)
 
     def type(self, dtype: DType | None = None):
@@ -400,17 +421,15 @@ class Tensor:
             return f"torch.{_dtype.scalar_type_name(self._data.dtype)}Tensor"
         return self.to(dtype)
 
-    def cpu(self) -> "Tensor":
+    def cpu(self) -> Tensor:
         return self
 
-    def contiguous(self) -> "Tensor":
+    def contiguous(self) -> Tensor:
         return self
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
-            )
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return builtins.bool(self._data.reshape(()))
 
     def _scalar(self):
@@ -419,7 +438,10 @@ class Tensor:
         if self._requires_grad:
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=3,
+            )
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
@@ -436,7 +458,7 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __iter__(self) -> Iterator["Tensor"]:
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
@@ -450,8 +472,10 @@ class Tensor:
 
         grad_fn_name = self.grad_fn.name() if self.grad_fn is not None else None
         return format_tensor(
-            self._data, dtype_name=self._data.dtype.name,
-            requires_grad=self._requires_grad, grad_fn_name=grad_fn_name,
+            self._data,
+            dtype_name=self._data.dtype.name,
+            requires_grad=self._requires_grad,
+            grad_fn_name=grad_fn_name,
         )
 
     __str__ = __repr__
@@ -519,7 +543,7 @@ class Tensor:
         return _ops_pointwise.abs(self)
 
     # Comparisons give bool tensors and are never differentiated.
-    def _compare(self, other, ufunc) -> "Tensor":
+    def _compare(self, other, ufunc) -> Tensor:
         other_data = other._data if isinstance(other, Tensor) else other
         return Tensor._make(np.asarray(ufunc(self._data, other_data)))
 
@@ -545,10 +569,14 @@ class Tensor:
         return self == other
 
     def __and__(self, other):
-        return self._compare(other, np.logical_and if self._data.dtype == np.bool_ else np.bitwise_and)
+        return self._compare(
+            other, np.logical_and if self._data.dtype == np.bool_ else np.bitwise_and
+        )
 
     def __or__(self, other):
-        return self._compare(other, np.logical_or if self._data.dtype == np.bool_ else np.bitwise_or)
+        return self._compare(
+            other, np.logical_or if self._data.dtype == np.bool_ else np.bitwise_or
+        )
 
     def __invert__(self):
         return Tensor._make(np.asarray(~self._data))
@@ -558,8 +586,11 @@ class Tensor:
         if not grad_mode._state.enabled:
             return
         base = self._base
-        if base is not None and (base._requires_grad or self._requires_grad
-                                 or (isinstance(other, Tensor) and other._requires_grad)):
+        if base is not None and (
+            base._requires_grad
+            or self._requires_grad
+            or (isinstance(other, Tensor) and other._requires_grad)
+        ):
             if base.grad_fn is None and base._requires_grad:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
             raise NotImplementedError(
@@ -570,7 +601,7 @@ class Tensor:
         if self.grad_fn is None and self._requires_grad:
             raise RuntimeError(LEAF_INPLACE_MESSAGE)
 
-    def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> "Tensor":
+    def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> Tensor:
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
         otherwise the out-of-place operation whose result replaces this tensor's
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
@@ -598,40 +629,46 @@ class Tensor:
         self._version_counter[0] += 1
         return self
 
-    def add_(self, other, *, alpha=1) -> "Tensor":
+    def add_(self, other, *, alpha=1) -> Tensor:
         """In place: ``self += alpha * other``."""
         if alpha == 1:
             return self._inplace(_ops_arith.add, _np_add_inplace, other)
-        return self._inplace(lambda a, b: _ops_arith.add(a, b, alpha=alpha),
-                             lambda a, b: _np_add_inplace(a, b * alpha), other)
+        return self._inplace(
+            lambda a, b: _ops_arith.add(a, b, alpha=alpha),
+            lambda a, b: _np_add_inplace(a, b * alpha),
+            other,
+        )
 
-    def sub_(self, other, *, alpha=1) -> "Tensor":
+    def sub_(self, other, *, alpha=1) -> Tensor:
         """In place: ``self -= alpha * other``."""
         if alpha == 1:
             return self._inplace(_ops_arith.sub, _np_sub_inplace, other)
-        return self._inplace(lambda a, b: _ops_arith.sub(a, b, alpha=alpha),
-                             lambda a, b: _np_sub_inplace(a, b * alpha), other)
+        return self._inplace(
+            lambda a, b: _ops_arith.sub(a, b, alpha=alpha),
+            lambda a, b: _np_sub_inplace(a, b * alpha),
+            other,
+        )
 
-    def mul_(self, other) -> "Tensor":
+    def mul_(self, other) -> Tensor:
         """In place: ``self *= other``."""
         return self._inplace(_ops_arith.mul, _np_mul_inplace, other)
 
-    def div_(self, other) -> "Tensor":
+    def div_(self, other) -> Tensor:
         """In place: ``self /= other``."""
         return self._inplace(_ops_arith.div, _np_div_inplace, other)
 
-    def zero_(self) -> "Tensor":
+    def zero_(self) -> Tensor:
         """In place: set every element to 0 (``w.grad.zero_()`` between steps)."""
         return self._inplace(_ops_arith.zeros_like_op, _np_zero_inplace)
 
-    def fill_(self, value) -> "Tensor":
+    def fill_(self, value) -> Tensor:
         """In place: set every element to ``value``."""
         self._check_inplace()
         self._data[...] = value._data if isinstance(value, Tensor) else value
         self._version_counter[0] += 1
         return self
 
-    def copy_(self, source: "Tensor") -> "Tensor":
+    def copy_(self, source: Tensor) -> Tensor:
         """In place: copy ``source``'s values into this tensor."""
         self._check_inplace()
         self._data[...] = source._data if isinstance(source, Tensor) else source
@@ -662,7 +699,9 @@ class Tensor:
                 "autogradkit does not record item assignment on tensors that require grad; "
                 "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
             )
-        self._data[_ops_shape.normalize_key(key)] = value._data if isinstance(value, Tensor) else value
+        self._data[_ops_shape.normalize_key(key)] = (
+            value._data if isinstance(value, Tensor) else value
+        )
         self._version_counter[0] += 1
 
     # -- NumPy interoperability (lets backward formulas run on tensors) --------------
@@ -764,7 +803,9 @@ class Tensor:
     def outer(self, vec2):
         return _ops_linalg.outer(self, vec2)
 
-    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    def allclose(
+        self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
         return _ops_reduction.allclose(self, other, rtol, atol, equal_nan)
 
     def reshape(self, *shape):
@@ -861,12 +902,13 @@ def _check_inplace_operand(data: np.ndarray, other) -> None:
 
 
 def _store_inplace(t: Tensor, values: np.ndarray) -> None:
-    if values.dtype != t._data.dtype:
-        if not np.can_cast(values.dtype, t._data.dtype, casting="same_kind"):
-            raise RuntimeError(
-                f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
-                f"output type {_dtype.scalar_type_name(t._data.dtype)}"
-            )
+    if values.dtype != t._data.dtype and not np.can_cast(
+        values.dtype, t._data.dtype, casting="same_kind"
+    ):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(t._data.dtype)}"
+        )
     if values.shape != t._data.shape:
         raise RuntimeError(
             f"output with shape {list(t._data.shape)} doesn't match the broadcast shape {list(values.shape)}"
@@ -903,7 +945,9 @@ from .ops import linalg as _ops_linalg  # noqa: E402
 from .ops import pointwise as _ops_pointwise  # noqa: E402
 from .ops import reduction as _ops_reduction  # noqa: E402
 from .ops import shape as _ops_shape  # noqa: E402
-from .ops.arithmetic import Add as _Add, Mul as _Mul, Sub as _Sub  # noqa: E402
+from .ops.arithmetic import Add as _Add  # noqa: E402
+from .ops.arithmetic import Mul as _Mul  # noqa: E402
+from .ops.arithmetic import Sub as _Sub  # noqa: E402
 from .ops.linalg import Mm as _Mm  # noqa: E402
 
 _UFUNCS = {
@@ -923,17 +967,29 @@ _UFUNCS = {
     np.reciprocal: _ops_arith.reciprocal,
 }
 _NON_DIFFERENTIABLE_UFUNCS = {
-    np.sign, np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
-    np.isnan, np.isfinite, np.logical_and, np.logical_or, np.logical_not,
+    np.sign,
+    np.greater,
+    np.greater_equal,
+    np.less,
+    np.less_equal,
+    np.equal,
+    np.not_equal,
+    np.isnan,
+    np.isfinite,
+    np.logical_and,
+    np.logical_or,
+    np.logical_not,
 }
 _ARRAY_FUNCTIONS = {
     np.broadcast_to: lambda array, shape, subok=False: _ops_shape.expand(array, *shape),
     np.swapaxes: lambda array, axis1, axis2: _ops_shape.transpose(array, axis1, axis2),
     np.transpose: lambda array, axes=None: _ops_shape.permute(
-        array, *(axes if axes is not None else range(array.ndim - 1, -1, -1))),
+        array, *(axes if axes is not None else range(array.ndim - 1, -1, -1))
+    ),
     np.reshape: lambda array, shape, **kw: _ops_shape.reshape(array, shape),
     np.sum: lambda array, axis=None, dtype=None, keepdims=False, **kw: _ops_reduction.sum(
-        array, axis, keepdims),
+        array, axis, keepdims
+    ),
     np.expand_dims: lambda array, axis: _ops_shape.unsqueeze(array, axis),
     np.shape: lambda array: array.shape,
     np.ndim: lambda array: array.ndim,

@@ -29,17 +29,25 @@ same thing.
 Usage:
   python benchmarks/bench_core.py [--quick] [--only NAME[,NAME]] [--libs LIB[,LIB]] [--json PATH]
 """
+
 from __future__ import annotations
 
 import os
 
 # One BLAS thread for NumPy (and so for autogradkit), like torch below.
 # Must happen before NumPy is imported. Set the variables yourself to override.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+):
     os.environ.setdefault(_var, "1")
 
 import argparse
+import contextlib
 import gc
 import importlib
 import json
@@ -50,9 +58,10 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -96,6 +105,7 @@ FULL = Settings(warmup_s=0.3, block_s=0.2, repeats=15, import_runs=21)
 # library and returns a Case; each `*_numpy` function is the hand-written floor.
 # --------------------------------------------------------------------------
 
+
 @dataclass
 class Case:
     step: Callable[[], Any]  # one timed iteration: forward, backward, clear grads
@@ -135,6 +145,7 @@ def _fanout_data() -> dict[str, np.ndarray]:
 
 
 # -- a. tutorial ------------------------------------------------------------
+
 
 def tutorial_lib(lib) -> Case:
     lib.manual_seed(SEED)
@@ -200,6 +211,7 @@ def tutorial_numpy() -> Case:
 
 # -- b. MLP -----------------------------------------------------------------
 
+
 def mlp_lib(lib) -> Case:
     lib.manual_seed(SEED)
     d = _mlp_data()
@@ -224,8 +236,13 @@ def mlp_lib(lib) -> Case:
 
     def result():
         loss = forward_backward()
-        out = {"loss": loss.tolist(), "W1": _np(W1.grad), "b1": _np(b1.grad),
-               "W2": _np(W2.grad), "b2": _np(b2.grad)}
+        out = {
+            "loss": loss.tolist(),
+            "W1": _np(W1.grad),
+            "b1": _np(b1.grad),
+            "W2": _np(W2.grad),
+            "b2": _np(b2.grad),
+        }
         W1.grad = None
         b1.grad = None
         W2.grad = None
@@ -233,8 +250,14 @@ def mlp_lib(lib) -> Case:
         return out
 
     def inputs():
-        return {"X": _np(X), "Y": _np(Y), "W1": _np(W1), "b1": _np(b1),
-                "W2": _np(W2), "b2": _np(b2)}
+        return {
+            "X": _np(X),
+            "Y": _np(Y),
+            "W1": _np(W1),
+            "b1": _np(b1),
+            "W2": _np(W2),
+            "b2": _np(b2),
+        }
 
     return Case(step, result, inputs)
 
@@ -268,6 +291,7 @@ def mlp_numpy() -> Case:
 
 
 # -- c. chain ---------------------------------------------------------------
+
 
 def chain_lib(lib) -> Case:
     t0 = lib.tensor(1.0, requires_grad=True)
@@ -321,6 +345,7 @@ def chain_numpy() -> Case:
 
 
 # -- d. fan-out -------------------------------------------------------------
+
 
 def fanout_lib(lib) -> Case:
     d = _fanout_data()
@@ -418,6 +443,7 @@ def check(workload: str, case: Case) -> str:
 # Timing
 # --------------------------------------------------------------------------
 
+
 def _run_block(step: Callable[[], Any], n: int) -> float:
     """Seconds per iteration over n iterations. The GC stays on: it is part of the cost."""
     gc.collect()
@@ -454,8 +480,13 @@ def time_cases(cases: dict[str, Case], s: Settings) -> dict[str, float]:
 
 def _spawn(code: str) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -476,6 +507,7 @@ def time_imports(modules: dict[str, str], runs: int) -> dict[str, float]:
 # Driver
 # --------------------------------------------------------------------------
 
+
 def load_libs(names: list[str]) -> dict[str, Any]:
     libs: dict[str, Any] = {}
     for name in names:
@@ -484,20 +516,20 @@ def load_libs(names: list[str]) -> dict[str, Any]:
             continue
         try:
             mod = importlib.import_module(name)
-        except Exception as e:  # noqa: BLE001 - report anything, keep going
+        except Exception as e:
             print(f"{name}: not importable: {type(e).__name__}: {e}")
             continue
         missing = [a for a in ("tensor", "randn", "matmul", "nn") if not hasattr(mod, a)]
         if missing:  # e.g. a half-written package, or a namespace package without __init__
-            print(f"{name}: not importable: module {name!r} ({getattr(mod, '__file__', None)}) "
-                  f"lacks {', '.join(missing)}")
+            print(
+                f"{name}: not importable: module {name!r} ({getattr(mod, '__file__', None)}) "
+                f"lacks {', '.join(missing)}"
+            )
             continue
         if name == "torch":
             mod.set_num_threads(1)
-            try:
+            with contextlib.suppress(RuntimeError):
                 mod.set_num_interop_threads(1)
-            except RuntimeError:
-                pass
         libs[name] = mod
     return libs
 
@@ -522,8 +554,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     unknown = [n for n in lib_names if n not in ALL_LIBS]
     if unknown:
         raise SystemExit(f"unknown --libs {unknown}; choose from {', '.join(ALL_LIBS)}")
-    workloads = list(ALL_WORKLOADS) if not args.only else [
-        w.strip() for w in args.only.split(",") if w.strip()]
+    workloads = (
+        list(ALL_WORKLOADS)
+        if not args.only
+        else [w.strip() for w in args.only.split(",") if w.strip()]
+    )
     unknown = [w for w in workloads if w not in ALL_WORKLOADS]
     if unknown:
         raise SystemExit(f"unknown --only {unknown}; choose from {', '.join(ALL_WORKLOADS)}")
@@ -538,21 +573,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "settings": s.__dict__,
         "threads": {"torch": 1, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")},
     }
-    print(f"python {meta['python']} on {meta['platform']}; "
-          + ", ".join(f"{n} {v}" for n, v in meta["versions"].items())
-          + ("; quick mode" if args.quick else ""))
+    print(
+        f"python {meta['python']} on {meta['platform']}; "
+        + ", ".join(f"{n} {v}" for n, v in meta["versions"].items())
+        + ("; quick mode" if args.quick else "")
+    )
 
     results = []
     for wl in workloads:
         t_start = time.perf_counter()
-        us: dict[str, float | None] = {n: None for n in ALL_LIBS}
+        us: dict[str, float | None] = dict.fromkeys(ALL_LIBS)
         checks: dict[str, str] = {}
         errors: dict[str, str] = {}
         if wl == "import":
             modules = {n: n for n in libs}
             try:
                 us.update(time_imports(modules, s.import_runs))
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 errors["import"] = f"{type(e).__name__}: {e}"
         else:
             lib_builder, np_builder = BUILDERS[wl]
@@ -562,11 +599,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     case = np_builder() if name == "numpy" else lib_builder(mod)
                     try:
                         checks[name] = "ref" if case.inputs is None else check(wl, case)
-                    except Exception as e:  # noqa: BLE001 - the check is best effort
+                    except Exception as e:
                         checks[name] = f"n/a ({type(e).__name__})"
                     case.step()  # must not raise before we time it
                     cases[name] = case
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:
                     errors[name] = f"{type(e).__name__}: {e}"
                     if args.verbose:
                         traceback.print_exc()
@@ -582,46 +619,83 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         targets = TARGETS[wl]
         verdicts = [ratios[ref] <= limit for ref, limit in targets if ratios[ref] is not None]
         met = None if len(verdicts) < len(targets) else all(verdicts)
-        results.append({
-            "workload": wl, "us_per_iter": us, "ratio_agk_torch": ratios["torch"],
-            "ratio_agk_numpy": ratios["numpy"],
-            "target": {f"agk/{ref}": limit for ref, limit in targets},
-            "met": met, "check": checks, "errors": errors,
-            "seconds": round(time.perf_counter() - t_start, 2),
-        })
+        results.append(
+            {
+                "workload": wl,
+                "us_per_iter": us,
+                "ratio_agk_torch": ratios["torch"],
+                "ratio_agk_numpy": ratios["numpy"],
+                "target": {f"agk/{ref}": limit for ref, limit in targets},
+                "met": met,
+                "check": checks,
+                "errors": errors,
+                "seconds": round(time.perf_counter() - t_start, 2),
+            }
+        )
     return {"meta": meta, "results": results}
 
 
 def print_table(report: dict[str, Any]) -> None:
-    header = ["workload", "autogradkit µs", "torch µs", "numpy µs", "agk/torch",
-              "agk/numpy", "target", "met?", "check"]
+    header = [
+        "workload",
+        "autogradkit µs",
+        "torch µs",
+        "numpy µs",
+        "agk/torch",
+        "agk/numpy",
+        "target",
+        "met?",
+        "check",
+    ]
     rows = [header]
     for r in report["results"]:
         us = r["us_per_iter"]
         target = ", ".join(f"{k}≤{v:g}" for k, v in r["target"].items())
         met = {True: "yes", False: "NO", None: "n/a"}[r["met"]]
         agk_check = r["check"].get("autogradkit", "-" if r["workload"] != "import" else "")
-        rows.append([r["workload"], _fmt_us(us["autogradkit"]), _fmt_us(us["torch"]),
-                     _fmt_us(us["numpy"]), _fmt_ratio(r["ratio_agk_torch"]),
-                     _fmt_ratio(r["ratio_agk_numpy"]), target, met, agk_check])
+        rows.append(
+            [
+                r["workload"],
+                _fmt_us(us["autogradkit"]),
+                _fmt_us(us["torch"]),
+                _fmt_us(us["numpy"]),
+                _fmt_ratio(r["ratio_agk_torch"]),
+                _fmt_ratio(r["ratio_agk_numpy"]),
+                target,
+                met,
+                agk_check,
+            ]
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     print()
     for i, row in enumerate(rows):
-        print("  ".join(cell.ljust(w) if j in (0, 6, 7, 8) else cell.rjust(w)
-                        for j, (cell, w) in enumerate(zip(row, widths))).rstrip())
+        print(
+            "  ".join(
+                cell.ljust(w) if j in (0, 6, 7, 8) else cell.rjust(w)
+                for j, (cell, w) in enumerate(zip(row, widths))
+            ).rstrip()
+        )
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("\nµs per iteration (import: µs per fresh-process import, interpreter start "
-          "subtracted); median of interleaved blocks. Timings are reported, not asserted.")
+    print(
+        "\nµs per iteration (import: µs per fresh-process import, interpreter start "
+        "subtracted); median of interleaved blocks. Timings are reported, not asserted."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer, shorter runs (< 60 s in all)")
-    p.add_argument("--only", metavar="NAME[,NAME]",
-                   help=f"run only these workloads: {', '.join(ALL_WORKLOADS)}")
-    p.add_argument("--libs", default=",".join(ALL_LIBS),
-                   help="comma-separated libraries to time (default: %(default)s)")
+    p.add_argument(
+        "--only",
+        metavar="NAME[,NAME]",
+        help=f"run only these workloads: {', '.join(ALL_WORKLOADS)}",
+    )
+    p.add_argument(
+        "--libs",
+        default=",".join(ALL_LIBS),
+        help="comma-separated libraries to time (default: %(default)s)",
+    )
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of errors")
     args = p.parse_args(argv)

@@ -23,6 +23,7 @@ reference -- the median time the engine alone takes for a step
 Usage:
   python benchmarks/bench_widgets.py [--quick] [--only NAME[,NAME]] [--json PATH]
 """
+
 from __future__ import annotations
 
 import os
@@ -40,11 +41,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-import comm  # noqa: E402
-from comm.base_comm import BaseComm  # noqa: E402
+import comm
+from comm.base_comm import BaseComm
 
-import autogradkit as torch  # noqa: E402
-from autogradkit.widgets import BackwardStepper  # noqa: E402
+import autogradkit as torch
+from autogradkit.widgets import BackwardStepper
 
 
 class SerializingComm(BaseComm):
@@ -145,17 +146,21 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {list(WORKLOADS)}")
 
-    print(f"python {sys.version.split()[0]}, autogradkit {torch.__version__}, "
-          f"{os.cpu_count()} cores; times in ms per step (kernel side)")
-    header = (f"{'workload':<9} {'boxes':>5} {'steps':>5} {'median':>8} {'p90':>8} {'max':>8} "
-              f"{'target':>7} {'met':>4} {'engine':>8} {'× engine':>9} {'kB/step':>8}")
+    print(
+        f"python {sys.version.split()[0]}, autogradkit {torch.__version__}, "
+        f"{os.cpu_count()} cores; times in ms per step (kernel side)"
+    )
+    header = (
+        f"{'workload':<9} {'boxes':>5} {'steps':>5} {'median':>8} {'p90':>8} {'max':>8} "
+        f"{'target':>7} {'met':>4} {'engine':>8} {'× engine':>9} {'kB/step':>8}"
+    )
     print(header)
     print("-" * len(header))
     results = {}
     for name in names:
         make = WORKLOADS[name]
         repeats = {"tutorial": 40, "deep100": 6, "mlp": 4}[name] // (4 if args.quick else 1) or 1
-        time_widget_steps(make, 1)                       # warm up (imports, caches)
+        time_widget_steps(make, 1)  # warm up (imports, caches)
         widget, boxes, steps, sent = time_widget_steps(make, repeats)
         engine = time_engine_steps(make, repeats)
         median = statistics.median(widget) * 1e3
@@ -164,12 +169,21 @@ def main() -> int:
         engine_median = statistics.median(engine) * 1e3
         target = TARGETS_MS[name]
         met = "-" if target is None else ("yes" if median <= target else "no")
-        print(f"{name:<9} {boxes:>5} {steps:>5} {median:>8.2f} {p90:>8.2f} {slowest:>8.2f} "
-              f"{'-' if target is None else f'{target:.0f}':>7} {met:>4} {engine_median:>8.3f} "
-              f"{median / engine_median:>9.1f} {sent / 1e3:>8.1f}")
-        results[name] = {"boxes": boxes, "steps": steps, "median_ms": median, "p90_ms": p90,
-                         "max_ms": slowest, "target_ms": target, "engine_median_ms": engine_median,
-                         "sent_bytes_per_step": sent}
+        print(
+            f"{name:<9} {boxes:>5} {steps:>5} {median:>8.2f} {p90:>8.2f} {slowest:>8.2f} "
+            f"{'-' if target is None else f'{target:.0f}':>7} {met:>4} {engine_median:>8.3f} "
+            f"{median / engine_median:>9.1f} {sent / 1e3:>8.1f}"
+        )
+        results[name] = {
+            "boxes": boxes,
+            "steps": steps,
+            "median_ms": median,
+            "p90_ms": p90,
+            "max_ms": slowest,
+            "target_ms": target,
+            "engine_median_ms": engine_median,
+            "sent_bytes_per_step": sent,
+        }
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

@@ -11,6 +11,7 @@ Choose one with ``HYPOTHESIS_PROFILE=ci|dev``; without it, ``ci`` is used when t
 ``CI`` environment variable is set (``.ci/run`` sets it) and ``dev`` otherwise.
 Per-test ``@settings`` (``max_examples``, ``deadline`` …) still apply on top.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Graphs several test modules build (importable because pytest puts ``tests/``,
 the folder of ``conftest.py``, on ``sys.path``)."""
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple

@@ -7,6 +7,7 @@ with the extra the notebooks need, that repo2docker accepts the folder (its
 requirements, installed into a clean virtual environment, run every notebook
 under nbval.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,9 @@ def test_the_runtime_is_a_pinned_python_the_package_supports():
     assert match, f"binder/runtime.txt must pin one Python as 'python-3.X', got {text!r}"
     requires = _pyproject()["project"]["requires-python"]
     minimum = int(re.search(r">=\s*3\.(\d+)", requires).group(1))
-    assert int(match.group(1)) >= minimum, f"Binder's Python {text} is older than requires-python {requires}"
+    assert int(match.group(1)) >= minimum, (
+        f"Binder's Python {text} is older than requires-python {requires}"
+    )
 
 
 def test_the_requirements_install_this_repository_with_the_lab_extra():
@@ -78,15 +81,24 @@ def test_repo2docker_accepts_the_configuration(tmp_path):
     command = _repo2docker()
     if command is None:
         pytest.skip("repo2docker is not installed (pip install jupyter-repo2docker)")
-    proc = subprocess.run([command, "--no-build", "--debug", str(ROOT)], capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path)
+    proc = subprocess.run(
+        [command, "--no-build", "--debug", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-3000:]
-    assert "python=3.11" in output or "python-3.11" in output, "repo2docker ignored binder/runtime.txt"
+    assert "python=3.11" in output or "python-3.11" in output, (
+        "repo2docker ignored binder/runtime.txt"
+    )
     assert 'pip install --no-cache-dir -r "binder/requirements.txt"' in output, (
         "repo2docker did not pick up binder/requirements.txt"
     )
-    assert re.search(r"WORKDIR \$\{REPO_DIR\}", output), "'.' in the requirements must mean the repository"
+    assert re.search(r"WORKDIR \$\{REPO_DIR\}", output), (
+        "'.' in the requirements must mean the repository"
+    )
 
 
 @pytest.mark.slow
@@ -99,28 +111,54 @@ def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_p
     env_dir = tmp_path / "binder-env"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    environ = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    environ = {
+        key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
     environ["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
 
     def run(*args: str, cwd: Path = ROOT, timeout: int = 900) -> subprocess.CompletedProcess:
-        proc = subprocess.run([str(python), *args], cwd=cwd, env=environ, capture_output=True,
-                              text=True, timeout=timeout)
-        assert proc.returncode == 0, f"{' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        proc = subprocess.run(
+            [str(python), *args],
+            cwd=cwd,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert proc.returncode == 0, (
+            f"{' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
         return proc
 
     # From the repository root, as repo2docker runs it (WORKDIR ${REPO_DIR}).
     run("-m", "pip", "install", "-q", "-r", str(REQUIREMENTS.relative_to(ROOT)))
     run("-m", "pip", "install", "-q", "pytest", "nbval")
     # Elsewhere than the repository, where `import autogradkit` would find the source folder.
-    installed = run("-c", "import autogradkit, ipywidgets, matplotlib, jupyterlab; print(autogradkit.__file__)",
-                    cwd=tmp_path)
-    assert str(env_dir) in installed.stdout, "autogradkit must come from the Binder environment, not this one"
+    installed = run(
+        "-c",
+        "import autogradkit, ipywidgets, matplotlib, jupyterlab; print(autogradkit.__file__)",
+        cwd=tmp_path,
+    )
+    assert str(env_dir) in installed.stdout, (
+        "autogradkit must come from the Binder environment, not this one"
+    )
 
     # nbval alone, with an empty ini file: none of this repository's pytest settings or plugins.
     ini = tmp_path / "pytest.ini"
     ini.write_text("[pytest]\n")
-    proc = run("-m", "pytest", "-c", str(ini), "--rootdir", str(ROOT), "-p", "no:cacheprovider",
-               "--nbval", "--nbval-current-env",
-               "--nbval-sanitize-with", str(ROOT / "notebooks" / "nbval_sanitize.cfg"),
-               *map(str, NOTEBOOKS))
+    proc = run(
+        "-m",
+        "pytest",
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(ROOT),
+        "-p",
+        "no:cacheprovider",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-sanitize-with",
+        str(ROOT / "notebooks" / "nbval_sanitize.cfg"),
+        *map(str, NOTEBOOKS),
+    )
     assert re.search(r"\d+ passed", proc.stdout), proc.stdout[-2000:]

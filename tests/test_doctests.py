@@ -1,5 +1,6 @@
 """The examples in autogradkit's docstrings are documentation learners copy: run
 them all, so none of them rots."""
+
 from __future__ import annotations
 
 import doctest
@@ -23,8 +24,12 @@ def test_docstring_examples(name: str) -> None:
         pytest.importorskip("matplotlib").use("Agg")
         pytest.importorskip("ipywidgets")
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                             verbose=False, report=True)
+    result = doctest.testmod(
+        module,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        verbose=False,
+        report=True,
+    )
     assert result.failed == 0, f"{result.failed} docstring example(s) in {name} failed (see above)"
 
 
@@ -32,10 +37,18 @@ def test_the_core_modules_have_examples() -> None:
     """A module that teaches by example should keep having examples."""
     finder = doctest.DocTestFinder()
     with_examples = {
-        name for name in MODULES
+        name
+        for name in MODULES
         if any(test.examples for test in finder.find(importlib.import_module(name)))
     }
-    for name in ("autogradkit.tensor", "autogradkit.autograd.engine", "autogradkit.autograd.grad_mode",
-                 "autogradkit.autograd.functional", "autogradkit.nn.functional", "autogradkit._creation",
-                 "autogradkit.viz.graph", "autogradkit.widgets.stepper"):
+    for name in (
+        "autogradkit.tensor",
+        "autogradkit.autograd.engine",
+        "autogradkit.autograd.grad_mode",
+        "autogradkit.autograd.functional",
+        "autogradkit.nn.functional",
+        "autogradkit._creation",
+        "autogradkit.viz.graph",
+        "autogradkit.widgets.stepper",
+    ):
         assert name in with_examples, f"{name} lost its docstring examples"

@@ -1,5 +1,6 @@
 """Every operation states its local derivative as LaTeX, and the node that a
 forward pass records hands it out: the stepper's panel shows it at each step."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,9 @@ def _concrete_functions() -> list[type[Function]]:
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
-        if "forward" in vars(cls) or any("forward" in vars(base) for base in cls.__mro__[1:-2]
-                                         if base is not Function):
+        if "forward" in vars(cls) or any(
+            "forward" in vars(base) for base in cls.__mro__[1:-2] if base is not Function
+        ):
             found.append(cls)
     return sorted(set(found), key=lambda cls: cls.__qualname__)
 
@@ -57,7 +59,9 @@ def test_recorded_nodes_hand_out_their_operations_formula():
     loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
     assert r"\sigma(z) - y" in loss.grad_fn.formula()
     assert z.grad_fn.formula().startswith("f(x, y) = x + y")
-    (accumulate, _), = [edge for edge in z.grad_fn.next_functions if isinstance(edge[0], AccumulateGrad)]
+    ((accumulate, _),) = [
+        edge for edge in z.grad_fn.next_functions if isinstance(edge[0], AccumulateGrad)
+    ]
     assert r"\mathrel{+}=" in accumulate.formula()
 
 

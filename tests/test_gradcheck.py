@@ -20,13 +20,14 @@ Hessian-vector product of a small MLP against PyTorch.
 Functions in the table take the library as their first argument (``L`` is
 ``autogradkit`` or ``torch``), so the same description runs on both.
 """
+
 from __future__ import annotations
 
 import itertools
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -45,8 +46,8 @@ needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed
 Shape = tuple
 
 
-
 # ----------------------------------------------------------------------------- domains
+
 
 def _uniform(lo: float, hi: float):
     return lambda rng, shape: rng.uniform(lo, hi, shape)
@@ -114,25 +115,31 @@ def no_ties(gap: float = 1e-3):
 
 def away_from_bounds(gap: float = 1e-3):
     """valid() for clamp(x, lo, hi): x keeps away from both bounds."""
+
     def valid(arrays):
         x, bounds = arrays[0], arrays[1:]
         return all(np.all(np.abs(x - b) > gap) for b in bounds)
+
     return valid
 
 
 def sample(op: Op, shapes: tuple[Shape, ...], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     for _ in range(1000):
-        arrays = [np.asarray(DOMAINS[op.arg(i).domain](rng, s), dtype=np.float64)
-                  for i, s in enumerate(shapes)]
+        arrays = [
+            np.asarray(DOMAINS[op.arg(i).domain](rng, s), dtype=np.float64)
+            for i, s in enumerate(shapes)
+        ]
         if op.valid is None or op.valid(arrays):
             return arrays
     raise AssertionError(f"could not sample valid inputs for {op.name} {shapes}")
 
 
 def tensors(L, op: Op, arrays: list[np.ndarray]) -> list:
-    return [L.tensor(a, dtype=L.float64, requires_grad=op.arg(i).requires_grad)
-            for i, a in enumerate(arrays)]
+    return [
+        L.tensor(a, dtype=L.float64, requires_grad=op.arg(i).requires_grad)
+        for i, a in enumerate(arrays)
+    ]
 
 
 # ----------------------------------------------------------------------------- the table
@@ -140,8 +147,14 @@ def tensors(L, op: Op, arrays: list[np.ndarray]) -> list:
 UNARY = (((),), ((4,),), ((2, 3),), ((2, 3, 2),))
 NONSCALAR = (((4,),), ((2, 3),), ((2, 3, 2),))
 BROADCAST = (
-    ((), ()), ((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3)),
-    ((2, 1), (1, 3)), ((), (2, 3)), ((2, 3, 2), (3, 1)),
+    ((), ()),
+    ((3,), (3,)),
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((3,), (2, 3)),
+    ((2, 1), (1, 3)),
+    ((), (2, 3)),
+    ((2, 3, 2), (3, 1)),
 )
 
 
@@ -186,13 +199,15 @@ ARITHMETIC = [
     unary("neg", lambda L, a: -a),
     unary("neg_fn", lambda L, a: L.neg(a)),
     unary("reciprocal", lambda L, a: a.reciprocal(), "nonzero"),
-    *[unary(f"pow_{n}", (lambda n: lambda L, a: a ** n)(n), "positive")
-      for n in (0, 1, 2, 0.5, -1.5, 3.0)],
-    unary("pow_int_3_real", lambda L, a: a ** 3),
+    *[
+        unary(f"pow_{n}", (lambda n: lambda L, a: a**n)(n), "positive")  # noqa: B023 (n is bound)
+        for n in (0, 1, 2, 0.5, -1.5, 3.0)
+    ],
+    unary("pow_int_3_real", lambda L, a: a**3),
     unary("pow_method", lambda L, a: a.pow(2)),
-    binary("pow_tensor", lambda L, a, b: a ** b, ("positive", "real")),
-    unary("rpow_2", lambda L, a: 2 ** a),
-    unary("rpow_half", lambda L, a: 0.5 ** a),
+    binary("pow_tensor", lambda L, a, b: a**b, ("positive", "real")),
+    unary("rpow_2", lambda L, a: 2**a),
+    unary("rpow_half", lambda L, a: 0.5**a),
 ]
 
 POINTWISE = [
@@ -209,16 +224,31 @@ POINTWISE = [
     unary("clamp_min", lambda L, a: L.clamp(a, min=-0.5), "real", valid=away_from(-0.5)),
     unary("clamp_max", lambda L, a: L.clamp(a, max=0.5), "real", valid=away_from(0.5)),
     unary("clamp_int_bounds", lambda L, a: a.clamp(-1, 1), "real", valid=away_from(-1.0, 1.0)),
-    Op("clamp_tensor", lambda L, x, lo, hi: L.clamp(x, lo, hi),
-       (((4,), (4,), (4,)), ((), (), ()), ((2, 3), (3,), (2, 1)), ((2, 3, 2), (3, 2), ())),
-       (Arg("wide"), Arg("low"), Arg("high")), valid=away_from_bounds()),
-    Op("clamp_tensor_min", lambda L, x, lo: L.clamp(x, min=lo),
-       (((4,), (4,)), ((2, 3), (3,))), (Arg("real"), Arg("real")), valid=away_from_bounds()),
-    Op("clamp_tensor_max", lambda L, x, hi: L.clamp(x, max=hi),
-       (((4,), (4,)), ((2, 3), (2, 1))), (Arg("real"), Arg("real")), valid=away_from_bounds()),
+    Op(
+        "clamp_tensor",
+        lambda L, x, lo, hi: L.clamp(x, lo, hi),
+        (((4,), (4,), (4,)), ((), (), ()), ((2, 3), (3,), (2, 1)), ((2, 3, 2), (3, 2), ())),
+        (Arg("wide"), Arg("low"), Arg("high")),
+        valid=away_from_bounds(),
+    ),
+    Op(
+        "clamp_tensor_min",
+        lambda L, x, lo: L.clamp(x, min=lo),
+        (((4,), (4,)), ((2, 3), (3,))),
+        (Arg("real"), Arg("real")),
+        valid=away_from_bounds(),
+    ),
+    Op(
+        "clamp_tensor_max",
+        lambda L, x, hi: L.clamp(x, max=hi),
+        (((4,), (4,)), ((2, 3), (2, 1))),
+        (Arg("real"), Arg("real")),
+        valid=away_from_bounds(),
+    ),
     binary("maximum", lambda L, a, b: L.maximum(a, b), valid=no_ties()),
-    binary("maximum_method", lambda L, a, b: a.maximum(b), shapes=(((2, 3), (3,)),),
-           valid=no_ties()),
+    binary(
+        "maximum_method", lambda L, a, b: a.maximum(b), shapes=(((2, 3), (3,)),), valid=no_ties()
+    ),
 ]
 
 REDUCTIONS = [
@@ -226,18 +256,25 @@ REDUCTIONS = [
     unary("sum_fn", lambda L, a: L.sum(a)),
     unary("sum_dim0", lambda L, a: a.sum(0)),  # dim 0 of a 0-d tensor is allowed
     unary("sum_dim_last_keepdim", lambda L, a: a.sum(-1, keepdim=True)),
-    unary("sum_keepdim_all", lambda L, a: a.sum(dim=tuple(range(a.dim())), keepdim=True),
-          shapes=NONSCALAR),
+    unary(
+        "sum_keepdim_all",
+        lambda L, a: a.sum(dim=tuple(range(a.dim())), keepdim=True),
+        shapes=NONSCALAR,
+    ),
     unary("sum_tuple_01", lambda L, a: a.sum((0, 1)), shapes=(((2, 3),), ((2, 3, 2),))),
-    unary("sum_tuple_02_keepdim", lambda L, a: a.sum(dim=(0, 2), keepdim=True),
-          shapes=(((2, 3, 2),),)),
+    unary(
+        "sum_tuple_02_keepdim", lambda L, a: a.sum(dim=(0, 2), keepdim=True), shapes=(((2, 3, 2),),)
+    ),
     unary("mean", lambda L, a: a.mean()),
     unary("mean_fn", lambda L, a: L.mean(a)),
     unary("mean_dim0", lambda L, a: a.mean(0)),
     unary("mean_dim_last_keepdim", lambda L, a: a.mean(-1, keepdim=True)),
     unary("mean_tuple_neg", lambda L, a: a.mean((-1, -2)), shapes=(((2, 3),), ((2, 3, 2),))),
-    unary("mean_tuple_02_keepdim", lambda L, a: a.mean(dim=(0, 2), keepdim=True),
-          shapes=(((2, 3, 2),),)),
+    unary(
+        "mean_tuple_02_keepdim",
+        lambda L, a: a.mean(dim=(0, 2), keepdim=True),
+        shapes=(((2, 3, 2),),),
+    ),
 ]
 
 SHAPE = [
@@ -266,8 +303,11 @@ SHAPE = [
     unary("to_float64", lambda L, a: a.to(L.float64)),  # float64 -> float64: no copy
     unary("double", lambda L, a: (a * 1).double()),
     # float64 -> float32 -> float64: the rounding needs loose tolerances.
-    unary("to_float32_and_back", lambda L, a: a.to(L.float32).to(L.float64),
-          tol=dict(eps=1e-3, atol=1e-3, rtol=1e-2)),
+    unary(
+        "to_float32_and_back",
+        lambda L, a: a.to(L.float32).to(L.float64),
+        tol={"eps": 1e-3, "atol": 1e-3, "rtol": 1e-2},
+    ),
 ]
 
 INDEXING = [
@@ -290,31 +330,43 @@ INDEXING = [
 ]
 
 JOIN = [
-    binary("stack", lambda L, a, b: L.stack([a, b]),
-           shapes=(((), ()), ((3,), (3,)), ((2, 3), (2, 3)))),
-    binary("stack_last", lambda L, a, b: L.stack((a, b), dim=-1),
-           shapes=(((3,), (3,)), ((2, 3), (2, 3)))),
-    Op("stack_three_reused", lambda L, a, b: L.stack([a, b, a], 1), (((2, 3), (2, 3)),),
-       (Arg(), Arg())),
-    binary("cat", lambda L, a, b: L.cat([a, b]),
-           shapes=(((2,), (3,)), ((2, 3), (1, 3)), ((1, 2, 2), (2, 2, 2)))),
+    binary(
+        "stack", lambda L, a, b: L.stack([a, b]), shapes=(((), ()), ((3,), (3,)), ((2, 3), (2, 3)))
+    ),
+    binary(
+        "stack_last",
+        lambda L, a, b: L.stack((a, b), dim=-1),
+        shapes=(((3,), (3,)), ((2, 3), (2, 3))),
+    ),
+    Op(
+        "stack_three_reused",
+        lambda L, a, b: L.stack([a, b, a], 1),
+        (((2, 3), (2, 3)),),
+        (Arg(), Arg()),
+    ),
+    binary(
+        "cat",
+        lambda L, a, b: L.cat([a, b]),
+        shapes=(((2,), (3,)), ((2, 3), (1, 3)), ((1, 2, 2), (2, 2, 2))),
+    ),
     binary("cat_last", lambda L, a, b: L.cat((a, b), dim=-1), shapes=(((2, 3), (2, 1)),)),
-    Op("cat_three_reused", lambda L, a, b: L.cat([a, b, a], 0), (((2, 3), (1, 3)),),
-       (Arg(), Arg())),
+    Op(
+        "cat_three_reused", lambda L, a, b: L.cat([a, b, a], 0), (((2, 3), (1, 3)),), (Arg(), Arg())
+    ),
 ]
 
 MATMUL_SHAPES = (
-    ((3,), (3,)),               # 1-d @ 1-d: dot
-    ((2, 3), (3,)),             # 2-d @ 1-d: mv
-    ((3,), (3, 2)),             # 1-d @ 2-d
-    ((2, 3), (3, 4)),           # 2-d @ 2-d: mm
-    ((2, 2, 3), (3, 4)),        # 3-d @ 2-d: folded into one mm
-    ((3, 4), (2, 4, 2)),        # 2-d @ 3-d
-    ((2, 2, 3), (2, 3, 4)),     # 3-d @ 3-d: bmm
-    ((3,), (2, 3, 4)),          # 1-d @ 3-d
-    ((2, 3, 4), (4,)),          # 3-d @ 1-d
+    ((3,), (3,)),  # 1-d @ 1-d: dot
+    ((2, 3), (3,)),  # 2-d @ 1-d: mv
+    ((3,), (3, 2)),  # 1-d @ 2-d
+    ((2, 3), (3, 4)),  # 2-d @ 2-d: mm
+    ((2, 2, 3), (3, 4)),  # 3-d @ 2-d: folded into one mm
+    ((3, 4), (2, 4, 2)),  # 2-d @ 3-d
+    ((2, 2, 3), (2, 3, 4)),  # 3-d @ 3-d: bmm
+    ((3,), (2, 3, 4)),  # 1-d @ 3-d
+    ((2, 3, 4), (4,)),  # 3-d @ 1-d
     ((2, 1, 2, 3), (3, 3, 2)),  # 4-d @ 3-d, broadcast batch
-    ((1, 2, 3), (2, 3, 2)),     # batch of 1 broadcast
+    ((1, 2, 3), (2, 3, 2)),  # batch of 1 broadcast
 )
 
 LINALG = [
@@ -333,14 +385,17 @@ LOSS_SHAPES = ((), (3,), (2, 3), (2, 3, 2))
 
 def _bce_logits_ops() -> list[Op]:
     ops = []
-    for reduction, weighted, pos in itertools.product(("mean", "sum", "none"), (False, True),
-                                                      (False, True)):
+    for reduction, weighted, pos in itertools.product(
+        ("mean", "sum", "none"), (False, True), (False, True)
+    ):
+
         def fn(L, z, y, *extra, reduction=reduction, weighted=weighted, pos=pos):
             extra = list(extra)
             weight = extra.pop(0) if weighted else None
             pos_weight = extra.pop(0) if pos else None
             return L.nn.functional.binary_cross_entropy_with_logits(
-                z, y, weight=weight, reduction=reduction, pos_weight=pos_weight)
+                z, y, weight=weight, reduction=reduction, pos_weight=pos_weight
+            )
 
         shapes = []
         for s in LOSS_SHAPES:
@@ -353,34 +408,51 @@ def _bce_logits_ops() -> list[Op]:
         args = (Arg("real"), Arg("unit")) + (Arg("weight", requires_grad=False),) * (weighted + pos)
         tag = "+".join(["w"] * weighted + ["pos"] * pos) or "plain"
         ops.append(Op(f"bce_logits_{reduction}_{tag}", fn, tuple(shapes), args))
-    ops.append(Op(
-        "bce_logits_saturated",
-        lambda L, z, y: L.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="sum"),
-        (((5,), (5,)),), (Arg("logits"), Arg("unit"))))
+    ops.append(
+        Op(
+            "bce_logits_saturated",
+            lambda L, z, y: L.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="sum"),
+            (((5,), (5,)),),
+            (Arg("logits"), Arg("unit")),
+        )
+    )
     return ops
 
 
 def _bce_ops() -> list[Op]:
     ops = []
     for reduction, weighted in itertools.product(("mean", "sum", "none"), (False, True)):
+
         def fn(L, p, y, *w, reduction=reduction):
-            return L.nn.functional.binary_cross_entropy(p, y, weight=w[0] if w else None,
-                                                        reduction=reduction)
+            return L.nn.functional.binary_cross_entropy(
+                p, y, weight=w[0] if w else None, reduction=reduction
+            )
 
         shapes = tuple(((s, s, s) if weighted else (s, s)) for s in LOSS_SHAPES)
-        args = (Arg("prob"), Arg("unit")) + ((Arg("weight", requires_grad=False),) if weighted else ())
+        args = (Arg("prob"), Arg("unit")) + (
+            (Arg("weight", requires_grad=False),) if weighted else ()
+        )
         ops.append(Op(f"bce_{reduction}_{'w' if weighted else 'plain'}", fn, shapes, args))
     return ops
 
 
 def _mse_ops() -> list[Op]:
     return [
-        Op(f"mse_{reduction}",
-           (lambda r: lambda L, x, y: L.nn.functional.mse_loss(x, y, reduction=r))(reduction),
-           tuple((s, s) for s in LOSS_SHAPES), (Arg(), Arg()))
+        Op(
+            f"mse_{reduction}",
+            (lambda r: lambda L, x, y: L.nn.functional.mse_loss(x, y, reduction=r))(reduction),
+            tuple((s, s) for s in LOSS_SHAPES),
+            (Arg(), Arg()),
+        )
         for reduction in ("mean", "sum", "none")
-    ] + [Op("mse_target_constant", lambda L, x, y: L.nn.functional.mse_loss(x, y),
-            (((2, 3), (2, 3)),), (Arg(), Arg(requires_grad=False)))]
+    ] + [
+        Op(
+            "mse_target_constant",
+            lambda L, x, y: L.nn.functional.mse_loss(x, y),
+            (((2, 3), (2, 3)),),
+            (Arg(), Arg(requires_grad=False)),
+        )
+    ]
 
 
 LOSSES = _bce_logits_ops() + _bce_ops() + _mse_ops()
@@ -408,14 +480,20 @@ def _ak_function(op: Op) -> Callable:
 
 # ----------------------------------------------------------------------------- first derivatives
 
+
 @pytest.mark.parametrize("op, shapes, seed", list(cases()))
 def test_gradcheck(op: Op, shapes, seed):
     inputs = tensors(ak, op, sample(op, shapes, seed))
     assert gradcheck(_ak_function(op), tuple(inputs), **op.tol) is True
 
 
-def central_difference_vjp(f: Callable[[list[np.ndarray]], np.ndarray], arrays: list[np.ndarray],
-                           index: int, v: np.ndarray, h: float) -> np.ndarray:
+def central_difference_vjp(
+    f: Callable[[list[np.ndarray]], np.ndarray],
+    arrays: list[np.ndarray],
+    index: int,
+    v: np.ndarray,
+    h: float,
+) -> np.ndarray:
     """vᵀ·∂f/∂arrays[index] by the five-point stencil
     (−f(x+2h) + 8f(x+h) − 8f(x−h) + f(x−2h)) / 12h, element by element.
 
@@ -441,8 +519,9 @@ def test_central_differences(op: Op, shapes, seed):
     out = op.fn(ak, *inputs)
     v = np.random.default_rng(seed + 1).standard_normal(out.shape)
     wrt = [i for i in range(len(inputs)) if op.arg(i).requires_grad]
-    analytic = ak.autograd.grad(out, [inputs[i] for i in wrt], ak.tensor(v, dtype=out.dtype),
-                                allow_unused=True)
+    analytic = ak.autograd.grad(
+        out, [inputs[i] for i in wrt], ak.tensor(v, dtype=out.dtype), allow_unused=True
+    )
 
     def forward(moved):
         with ak.no_grad():
@@ -454,8 +533,9 @@ def test_central_differences(op: Op, shapes, seed):
         expected = central_difference_vjp(forward, arrays, i, v, h)
         got = np.zeros_like(arrays[i]) if g is None else g.numpy()
         assert got.shape == arrays[i].shape, f"gradient of input {i} has the wrong shape"
-        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol,
-                                   err_msg=f"{op.name}: gradient of input {i}")
+        np.testing.assert_allclose(
+            got, expected, rtol=rtol, atol=atol, err_msg=f"{op.name}: gradient of input {i}"
+        )
 
 
 @needs_torch
@@ -469,21 +549,26 @@ def test_matches_torch(op: Op, shapes, seed):
         out, expected = op.fn(ak, *ours), op.fn(torch, *theirs)
     assert tuple(out.shape) == tuple(expected.shape)
     assert out.dtype.name == str(expected.dtype).removeprefix("torch.")
-    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(), expected.detach().numpy(), rtol=1e-12, atol=1e-12
+    )
     assert (out.grad_fn is None) == (expected.grad_fn is None)
     v = np.random.default_rng(seed + 1).standard_normal(out.shape)
     wrt = [i for i in range(len(arrays)) if op.arg(i).requires_grad]
     grads = ak.autograd.grad(out, [ours[i] for i in wrt], ak.tensor(v), allow_unused=True)
-    expected_grads = torch.autograd.grad(expected, [theirs[i] for i in wrt], torch.tensor(v),
-                                         allow_unused=True)
+    expected_grads = torch.autograd.grad(
+        expected, [theirs[i] for i in wrt], torch.tensor(v), allow_unused=True
+    )
     for i, g, e in zip(wrt, grads, expected_grads):
         got = np.zeros(arrays[i].shape) if g is None else g.numpy()
         want = np.zeros(arrays[i].shape) if e is None else e.numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12,
-                                   err_msg=f"{op.name}: gradient of input {i}")
+        np.testing.assert_allclose(
+            got, want, rtol=1e-10, atol=1e-12, err_msg=f"{op.name}: gradient of input {i}"
+        )
 
 
 # ----------------------------------------------------------------------------- second derivatives
+
 
 @pytest.mark.parametrize("op, shapes, seed", list(cases("second")))
 def test_gradgradcheck(op: Op, shapes, seed):
@@ -502,16 +587,21 @@ def test_gradgradcheck_with_given_grad_outputs():
 
 # Third derivatives against closed forms: d³/dx³ of f, elementwise.
 THIRD_DERIVATIVES = {
-    "cube": (lambda t: t ** 3, lambda x: 6 * np.ones_like(x), "real"),
+    "cube": (lambda t: t**3, lambda x: 6 * np.ones_like(x), "real"),
     "exp": (lambda t: t.exp(), np.exp, "real"),
-    "sigmoid": (lambda t: t.sigmoid(),
-                lambda x: (lambda s: s * (1 - s) * (1 - 6 * s + 6 * s * s))(1 / (1 + np.exp(-x))),
-                "real"),
-    "tanh": (lambda t: t.tanh(), lambda x: -2 * (1 - np.tanh(x) ** 2) * (1 - 3 * np.tanh(x) ** 2),
-             "real"),
-    "log": (lambda t: t.log(), lambda x: 2 / x ** 3, "positive"),
-    "sqrt": (lambda t: t.sqrt(), lambda x: 3 / 8 * x ** -2.5, "positive"),
-    "reciprocal": (lambda t: t.reciprocal(), lambda x: -6 / x ** 4, "nonzero"),
+    "sigmoid": (
+        lambda t: t.sigmoid(),
+        lambda x: (lambda s: s * (1 - s) * (1 - 6 * s + 6 * s * s))(1 / (1 + np.exp(-x))),
+        "real",
+    ),
+    "tanh": (
+        lambda t: t.tanh(),
+        lambda x: -2 * (1 - np.tanh(x) ** 2) * (1 - 3 * np.tanh(x) ** 2),
+        "real",
+    ),
+    "log": (lambda t: t.log(), lambda x: 2 / x**3, "positive"),
+    "sqrt": (lambda t: t.sqrt(), lambda x: 3 / 8 * x**-2.5, "positive"),
+    "reciprocal": (lambda t: t.reciprocal(), lambda x: -6 / x**4, "nonzero"),
 }
 
 
@@ -530,14 +620,15 @@ def test_third_derivative(name, shape):
 
 def test_third_derivative_of_cube_via_backward():
     x = ak.tensor(3.0, dtype=ak.float64, requires_grad=True)
-    y = x ** 3
-    (dy,) = ak.autograd.grad(y, x, create_graph=True)     # 3x² = 27
-    (d2y,) = ak.autograd.grad(dy, x, create_graph=True)   # 6x = 18
-    d2y.backward()                                        # 6
+    y = x**3
+    (dy,) = ak.autograd.grad(y, x, create_graph=True)  # 3x² = 27
+    (d2y,) = ak.autograd.grad(dy, x, create_graph=True)  # 6x = 18
+    d2y.backward()  # 6
     assert (dy.item(), d2y.item(), x.grad.item()) == (27.0, 18.0, 6.0)
 
 
 # Hessian-vector products of small MLP-like losses, against PyTorch.
+
 
 def _mlp_tanh(L, x, y, w1, b1, w2):
     hidden = (x @ w1 + b1).tanh()
@@ -548,7 +639,7 @@ def _mlp_tanh(L, x, y, w1, b1, w2):
 def _mlp_mixed(L, x, y, w1, b1, w2):
     hidden = (x @ w1 + b1).exp().sqrt() / (1 + (x @ w1).sigmoid())
     out = hidden @ w2
-    return ((out - y) ** 2).mean() + (w2 ** 2).sum().sqrt()
+    return ((out - y) ** 2).mean() + (w2**2).sum().sqrt()
 
 
 @needs_torch
@@ -568,8 +659,10 @@ def test_hessian_vector_product_matches_torch(loss):
 
     tx, ty = torch.tensor(x), torch.tensor(y)
     t_value, t_hvp = torch.autograd.functional.hvp(
-        lambda *p: loss(torch, tx, ty, *p), tuple(torch.tensor(p) for p in params),
-        tuple(torch.tensor(v) for v in vs))
+        lambda *p: loss(torch, tx, ty, *p),
+        tuple(torch.tensor(p) for p in params),
+        tuple(torch.tensor(v) for v in vs),
+    )
 
     np.testing.assert_allclose(value.item(), t_value.item(), rtol=1e-12)
     for ours, theirs in zip(hvp, t_hvp):
@@ -599,6 +692,7 @@ def test_hessian_vector_product_matches_finite_differences_of_gradient():
 
 
 # ----------------------------------------------------------------------------- gradcheck itself
+
 
 class WrongScaleExp(Function):
     """exp with a backward that is off by a factor 2."""
@@ -709,8 +803,10 @@ WRONG = {
 
 def _pair(shape=(3,)):
     rng = np.random.default_rng(3)
-    return tuple(ak.tensor(rng.uniform(0.5, 2, shape), dtype=ak.float64, requires_grad=True)
-                 for _ in range(2))
+    return tuple(
+        ak.tensor(rng.uniform(0.5, 2, shape), dtype=ak.float64, requires_grad=True)
+        for _ in range(2)
+    )
 
 
 @pytest.mark.parametrize("name", WRONG)
@@ -732,14 +828,18 @@ def test_gradcheck_error_is_a_runtime_error():
     assert issubclass(GradcheckError, RuntimeError)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x, y: x.exp() * x,
-    lambda x, y: (x * y).sum(),
-    lambda x, y: (x.sigmoid(), y.tanh() * x),  # several outputs
-    lambda x, y: x @ y.t(),
-    # The wrong op only sees a constant, so its backward never runs.
-    lambda x, y: WrongScaleExp.apply(ak.tensor([[0.5, 1.0, 1.5]], dtype=ak.float64)) * x + y,
-], ids=["exp_times_x", "sum", "two_outputs", "matmul", "wrong_op_on_constant"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, y: x.exp() * x,
+        lambda x, y: (x * y).sum(),
+        lambda x, y: (x.sigmoid(), y.tanh() * x),  # several outputs
+        lambda x, y: x @ y.t(),
+        # The wrong op only sees a constant, so its backward never runs.
+        lambda x, y: WrongScaleExp.apply(ak.tensor([[0.5, 1.0, 1.5]], dtype=ak.float64)) * x + y,
+    ],
+    ids=["exp_times_x", "sum", "two_outputs", "matmul", "wrong_op_on_constant"],
+)
 def test_gradcheck_returns_true_on_correct_functions(fn):
     x, y = _pair((2, 3))
     assert gradcheck(fn, (x, y)) is True
@@ -773,11 +873,15 @@ def test_gradcheck_restores_the_inputs():
     assert x.grad is None and y.grad is None
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ak.tensor(np.arange(6.0).reshape(3, 2) / 7 + 0.5, dtype=ak.float64).t(),
-    lambda: ak.tensor([0.5, 1.0, 1.5], dtype=ak.float64).expand(2, 3),
-    lambda: ak.from_numpy(np.asfortranarray(np.arange(6.0).reshape(2, 3) / 5 + 0.5)),
-], ids=["transposed", "expanded_read_only", "fortran_order"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ak.tensor(np.arange(6.0).reshape(3, 2) / 7 + 0.5, dtype=ak.float64).t(),
+        lambda: ak.tensor([0.5, 1.0, 1.5], dtype=ak.float64).expand(2, 3),
+        lambda: ak.from_numpy(np.asfortranarray(np.arange(6.0).reshape(2, 3) / 5 + 0.5)),
+    ],
+    ids=["transposed", "expanded_read_only", "fortran_order"],
+)
 def test_gradcheck_perturbs_non_contiguous_inputs(make):
     """Regression: gradcheck perturbed ``data.reshape(-1)``, a copy for these
     layouts, so the numerical Jacobian was silently zero (and a backward that
@@ -795,8 +899,10 @@ def test_gradgradcheck_rejects_a_wrong_second_derivative():
     # … the second are not.
     with pytest.raises(GradcheckError):
         gradgradcheck(lambda t: ConstantSecondDerivative.apply(t), (x,))
-    assert gradgradcheck(lambda t: ConstantSecondDerivative.apply(t), (x,),
-                         raise_exception=False) is False
+    assert (
+        gradgradcheck(lambda t: ConstantSecondDerivative.apply(t), (x,), raise_exception=False)
+        is False
+    )
     assert gradgradcheck(lambda t: t * t, (x,)) is True
 
 
@@ -852,9 +958,17 @@ def test_saved_scalar_output_modified_in_place_is_detected():
         y.backward()
 
 
-@pytest.mark.parametrize("fn", [lambda t: t.exp(), lambda t: t.sqrt(), lambda t: t.tanh(),
-                                lambda t: t.reciprocal(), lambda t: t ** t],
-                         ids=["exp", "sqrt", "tanh", "reciprocal", "pow_tensor"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.exp(),
+        lambda t: t.sqrt(),
+        lambda t: t.tanh(),
+        lambda t: t.reciprocal(),
+        lambda t: t**t,
+    ],
+    ids=["exp", "sqrt", "tanh", "reciprocal", "pow_tensor"],
+)
 def test_builtin_ops_saving_their_0d_output(fn):
     """Regression: built-in ops that save their 0-d output keep it connected."""
     x = ak.tensor(0.7, dtype=ak.float64, requires_grad=True)
@@ -882,9 +996,46 @@ def test_mixed_dtype_product_is_differentiated_twice():
 
 def test_op_table_covers_every_differentiable_public_operation():
     names = {op.name.split("_")[0] for op in OPS}
-    for required in ("add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow", "rpow",
-                     "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "maximum",
-                     "sum", "mean", "reshape", "view", "t", "transpose", "T", "permute",
-                     "unsqueeze", "squeeze", "expand", "index", "stack", "cat", "clone", "to",
-                     "matmul", "mm", "mv", "dot", "bce", "mse"):
+    for required in (
+        "add",
+        "sub",
+        "rsub",
+        "mul",
+        "div",
+        "neg",
+        "reciprocal",
+        "pow",
+        "rpow",
+        "exp",
+        "log",
+        "sqrt",
+        "abs",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "clamp",
+        "maximum",
+        "sum",
+        "mean",
+        "reshape",
+        "view",
+        "t",
+        "transpose",
+        "T",
+        "permute",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "index",
+        "stack",
+        "cat",
+        "clone",
+        "to",
+        "matmul",
+        "mm",
+        "mv",
+        "dot",
+        "bce",
+        "mse",
+    ):
         assert required in names, required

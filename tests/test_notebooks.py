@@ -15,6 +15,7 @@ way. These tests check that way:
   cell (tag ``solution``) that runs the check, which then says "Correct";
 * ``notebooks/README.md`` lists exactly the notebooks in the folder.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,8 +42,11 @@ def _code_cells(nb) -> list:
 
 def _markers(cell) -> set[str]:
     """nbval's markers on a cell, from its comment lines and its tags."""
-    found = {line.strip().lstrip("#").strip() for line in cell.source.splitlines()
-             if line.strip().startswith("#")}
+    found = {
+        line.strip().lstrip("#").strip()
+        for line in cell.source.splitlines()
+        if line.strip().startswith("#")
+    }
     found = {marker for marker in found if marker.startswith("NBVAL_")}
     for tag in cell.metadata.get("tags", []):
         if tag.startswith("nbval-"):
@@ -139,7 +143,9 @@ def test_raising_cells_are_exactly_the_marked_ones(notebook):
     for cell in _code_cells(nb):
         errors = [output for output in cell.outputs if output.output_type == "error"]
         if "NBVAL_RAISES_EXCEPTION" in _markers(cell):
-            assert len(errors) == 1, f"{path.name}, {_label(cell)}: marked to raise, but saved without its error"
+            assert len(errors) == 1, (
+                f"{path.name}, {_label(cell)}: marked to raise, but saved without its error"
+            )
             assert cell.source.splitlines()[0].strip() == "# NBVAL_RAISES_EXCEPTION", (
                 f"{path.name}, {_label(cell)}: put the marker on the first line"
             )
@@ -152,13 +158,15 @@ def test_raising_cells_are_exactly_the_marked_ones(notebook):
 def _exercises(nb) -> list[tuple]:
     """(answer cell, check cells, solution cell or None) for each exercise, in order."""
     cells = _code_cells(nb)
-    starts = [i for i, cell in enumerate(cells) if PLACEHOLDER in cell.source and not _is_solution(cell)]
+    starts = [
+        i for i, cell in enumerate(cells) if PLACEHOLDER in cell.source and not _is_solution(cell)
+    ]
     exercises = []
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(cells)
-        following = cells[start + 1:end]
+        following = cells[start + 1 : end]
         solution = next((cell for cell in following if _is_solution(cell)), None)
-        checks = following[:following.index(solution)] if solution is not None else following
+        checks = following[: following.index(solution)] if solution is not None else following
         exercises.append((cells[start], checks, solution))
     return exercises
 
@@ -175,11 +183,15 @@ def test_each_exercise_has_a_check_and_a_hidden_solution(notebook):
     path, nb = notebook
     for answer, checks, solution in _exercises(nb):
         where = f"{path.name}, exercise at {_label(answer)}"
-        assert solution is not None, f"{where}: no solution cell (tagged 'solution') before the next exercise"
+        assert solution is not None, (
+            f"{where}: no solution cell (tagged 'solution') before the next exercise"
+        )
         assert solution.metadata.get("jupyter", {}).get("source_hidden") is True, (
             f"{where}: the solution cell must be hidden (metadata jupyter.source_hidden = true)"
         )
-        assert PLACEHOLDER not in solution.source, f"{where}: the solution still has the placeholder"
+        assert PLACEHOLDER not in solution.source, (
+            f"{where}: the solution still has the placeholder"
+        )
         assert checks, f"{where}: no check cell between the answer cell and the solution"
         # The check runs on the placeholder and must help, not fail...
         assert any("hint" in _text(check).lower() for check in checks), (
@@ -187,7 +199,9 @@ def test_each_exercise_has_a_check_and_a_hidden_solution(notebook):
             f"it printed {''.join(_text(c) for c in checks)!r}"
         )
         # ...and the solution re-runs the check, which accepts it.
-        defined = {name for check in checks for name in re.findall(r"^def (\w+)\(", check.source, re.M)}
+        defined = {
+            name for check in checks for name in re.findall(r"^def (\w+)\(", check.source, re.M)
+        }
         assert any(re.search(rf"\b{name}\(", solution.source) for name in defined), (
             f"{where}: the solution should call the check ({sorted(defined)}) so it shows it passes"
         )
@@ -201,7 +215,9 @@ def test_solutions_are_the_only_hidden_code(notebook):
     path, nb = notebook
     for cell in _code_cells(nb):
         if cell.metadata.get("jupyter", {}).get("source_hidden"):
-            assert _is_solution(cell), f"{path.name}, {_label(cell)} is hidden but not tagged 'solution'"
+            assert _is_solution(cell), (
+                f"{path.name}, {_label(cell)} is hidden but not tagged 'solution'"
+            )
 
 
 def test_readme_lists_exactly_the_notebooks():
@@ -209,7 +225,9 @@ def test_readme_lists_exactly_the_notebooks():
     listed = set(re.findall(r"\b(\d\d_[A-Za-z0-9_]+\.ipynb)\b", readme))
     present = {path.name for path in NOTEBOOKS}
     assert listed, "notebooks/README.md names no notebook"
-    assert not listed - present, f"notebooks/README.md lists missing notebooks: {sorted(listed - present)}"
+    assert not listed - present, (
+        f"notebooks/README.md lists missing notebooks: {sorted(listed - present)}"
+    )
     assert not present - listed, f"notebooks/README.md does not mention: {sorted(present - listed)}"
 
 
@@ -217,7 +235,9 @@ def test_sanitize_file_exists_and_masks_only_addresses_and_cell_names():
     # pyproject's addopts point nbval at this file; keep its masking narrow.
     from nbval.plugin import get_sanitize_patterns
 
-    patterns = get_sanitize_patterns((NOTEBOOKS_DIR / "nbval_sanitize.cfg").read_text(encoding="utf-8"))
+    patterns = get_sanitize_patterns(
+        (NOTEBOOKS_DIR / "nbval_sanitize.cfg").read_text(encoding="utf-8")
+    )
     assert patterns, "nbval_sanitize.cfg has no regex/replace pairs"
 
     def sanitize(text: str) -> str:
@@ -225,12 +245,19 @@ def test_sanitize_file_exists_and_masks_only_addresses_and_cell_names():
             text = re.sub(regex, replacement, text)
         return text
 
-    assert sanitize("<AddBackward0 object at 0x7f74205bc190>") == sanitize("<AddBackward0 object at 0x55d0c1>")
-    assert sanitize("/tmp/ipykernel_7127/2878411509.py:1: UserWarning") == \
-        sanitize("/tmp/ipykernel_99/2878411509.py:1: UserWarning")
+    assert sanitize("<AddBackward0 object at 0x7f74205bc190>") == sanitize(
+        "<AddBackward0 object at 0x55d0c1>"
+    )
+    assert sanitize("/tmp/ipykernel_7127/2878411509.py:1: UserWarning") == sanitize(
+        "/tmp/ipykernel_99/2878411509.py:1: UserWarning"
+    )
     # Numbers, tensors and SVG drawings are compared as they are.
-    for text in ("tensor([0.2661, 0.1179, 0.0027])", '<rect width="97.2" height="40.0" rx="6"/>',
-                 "fill: #1f2328;", "step 3 of 6"):
+    for text in (
+        "tensor([0.2661, 0.1179, 0.0027])",
+        '<rect width="97.2" height="40.0" rx="6"/>',
+        "fill: #1f2328;",
+        "step 3 of 6",
+    ):
         assert sanitize(text) == text
 
 
@@ -253,5 +280,7 @@ def test_saved_outputs_name_no_machine_paths(notebook):
         for output in cell.outputs:
             text = "".join(output.get("text", "")) + "\n".join(output.get("traceback", []))
             found = re.search(r"(/(work|tmp|root|home|Users)/[\w.-]+/|[A-Za-z]:\\\\)", text)
-            assert not found, (f"{path.name}: {_label(cell)} stores the path {found.group(0)!r}; "
-                               "save notebooks with `python notebooks/execute.py`")
+            assert not found, (
+                f"{path.name}: {_label(cell)} stores the path {found.group(0)!r}; "
+                "save notebooks with `python notebooks/execute.py`"
+            )

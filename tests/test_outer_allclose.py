@@ -1,5 +1,6 @@
 """torch.outer and torch.allclose: what the notebooks use to check a gradient
 against the hand-derived ∂loss/∂w = x ⊗ (σ(z) − y)/N, compared with PyTorch."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,12 +36,18 @@ def test_outer_matches_pytorch_graph_and_errors():
     for lib in (agk, torch):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
         out = lib.outer(a, lib.tensor([1.0, 2.0, 3.0]))
-        graphs.append((out.grad_fn.name(),
-                       [None if node is None else node.name() for node, _ in out.grad_fn.next_functions]))
+        graphs.append(
+            (
+                out.grad_fn.name(),
+                [None if node is None else node.name() for node, _ in out.grad_fn.next_functions],
+            )
+        )
     assert graphs[0] == graphs[1]
-    for call in (lambda lib: lib.outer(lib.ones(2, 2), lib.ones(2)),
-                 lambda lib: lib.outer(lib.ones(2), lib.ones(2, 1)),
-                 lambda lib: lib.outer(lib.ones(2), 3.0)):
+    for call in (
+        lambda lib: lib.outer(lib.ones(2, 2), lib.ones(2)),
+        lambda lib: lib.outer(lib.ones(2), lib.ones(2, 1)),
+        lambda lib: lib.outer(lib.ones(2), 3.0),
+    ):
         with pytest.raises(Exception) as theirs:
             call(torch)
         with pytest.raises(type(theirs.value)) as ours:
@@ -74,12 +81,16 @@ def test_allclose_answers_false_for_a_clear_difference_and_true_for_rounding():
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("call", [
-    lambda lib: lib.allclose(lib.ones(2), lib.ones(2, dtype=lib.float64)),
-    lambda lib: lib.allclose(lib.ones(2), lib.ones(3)),
-    lambda lib: lib.allclose(lib.ones(2), 1.0),
-    lambda lib: lib.allclose([1.0], lib.ones(1)),
-], ids=["dtype", "shape", "number", "list"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.allclose(lib.ones(2), lib.ones(2, dtype=lib.float64)),
+        lambda lib: lib.allclose(lib.ones(2), lib.ones(3)),
+        lambda lib: lib.allclose(lib.ones(2), 1.0),
+        lambda lib: lib.allclose([1.0], lib.ones(1)),
+    ],
+    ids=["dtype", "shape", "number", "list"],
+)
 def test_allclose_errors_are_pytorchs(call):
     torch = _torch()
     with pytest.raises(Exception) as theirs:

@@ -3,6 +3,7 @@
 These tests read files at the repository root, so they run from a clone (or an
 sdist), not from an installed wheel alone.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,6 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
@@ -37,8 +37,15 @@ def _requirement_name(req: str) -> str:
 def _run_python(code: str, **kwargs) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
 
 
 # ---------------------------------------------------------------- import
@@ -167,7 +174,7 @@ def test_ci_runs_the_readme_test_command():
         assert step in ci_lines, f"{step!r} from the README is not a line of .ci/run"
     pytest_step = steps[-1]
     assert "pytest" in pytest_step
-    ci_pytest = [l for l in ci_lines if "-m pytest" in l and not l.startswith("#")]
+    ci_pytest = [line for line in ci_lines if "-m pytest" in line and not line.startswith("#")]
     assert ci_pytest == [pytest_step], ci_pytest
 
 
@@ -197,9 +204,21 @@ def test_readme_layout_names_files_that_exist():
 def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--libs", "numpy", "--only", "chain,tutorial",
-         "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            str(BENCH),
+            "--quick",
+            "--libs",
+            "numpy",
+            "--only",
+            "chain,tutorial",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "chain" in proc.stdout and "tutorial" in proc.stdout

@@ -17,13 +17,14 @@ Part 2 — properties of the engine: fan-out and reuse, a 100,000-node chain, an
 ``backward_steps`` on random graphs (same ``.grad`` as ``backward()``, each node
 once, in dependency order, gradients of the right shapes, undoable accumulations).
 """
+
 from __future__ import annotations
 
 import sys
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -38,13 +39,17 @@ try:  # PyTorch is an optional oracle.
 except ImportError:  # pragma: no cover - depends on the environment
     torch = None
 
-FAST = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 
 
 # ----------------------------------------------------------------------------- value domains
+
 
 def _floats(lo: float, hi: float):
     # width=32: every value is exact in float32 as well, so both dtypes see the same input.
@@ -70,6 +75,7 @@ def _sum_to(grad: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the table
+
 
 def _matmul_grads(a, b, g):
     """Gradients of a @ b with NumPy's 1-d promotion rules and broadcast batches."""
@@ -130,21 +136,52 @@ BINARY = [
     Binary("add_fn", lambda L, a, b: L.add(a, b), np.add, lambda a, b, g: (g, g)),
     Binary("sub", lambda L, a, b: a - b, np.subtract, lambda a, b, g: (g, -g)),
     Binary("mul", lambda L, a, b: a * b, np.multiply, lambda a, b, g: (g * b, g * a)),
-    Binary("div", lambda L, a, b: a / b, np.divide,
-           lambda a, b, g: (g / b, -g * a / (b * b)), ("real", "nonzero")),
-    Binary("pow", lambda L, a, b: a ** b, np.power,
-           lambda a, b, g: (g * b * a ** (b - 1), g * a ** b * np.log(a)), ("positive", "small")),
-    Binary("maximum", lambda L, a, b: L.maximum(a, b), np.maximum,
-           # ties split the gradient in halves (PyTorch's convention)
-           lambda a, b, g: (g * ((a > b) + 0.5 * (a == b)), g * ((b > a) + 0.5 * (a == b))),
-           smooth=False),
-    Binary("matmul", lambda L, a, b: a @ b, np.matmul, _matmul_grads,
-           signature=np.matmul.signature, mixed_dtypes_error=True),
-    Binary("clamp", lambda L, x, lo, hi: L.clamp(x, lo, hi),
-           lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), _clamp_grads,
-           ("real", "real", "real"), first_is_largest=True, smooth=False),
-    Binary("mse_loss", lambda L, a, b: L.nn.functional.mse_loss(a, b, reduction="mean"),
-           lambda a, b: np.mean((a - b) ** 2), _mse_grads, same_shape=True),
+    Binary(
+        "div",
+        lambda L, a, b: a / b,
+        np.divide,
+        lambda a, b, g: (g / b, -g * a / (b * b)),
+        ("real", "nonzero"),
+    ),
+    Binary(
+        "pow",
+        lambda L, a, b: a**b,
+        np.power,
+        lambda a, b, g: (g * b * a ** (b - 1), g * a**b * np.log(a)),
+        ("positive", "small"),
+    ),
+    Binary(
+        "maximum",
+        lambda L, a, b: L.maximum(a, b),
+        np.maximum,
+        # ties split the gradient in halves (PyTorch's convention)
+        lambda a, b, g: (g * ((a > b) + 0.5 * (a == b)), g * ((b > a) + 0.5 * (a == b))),
+        smooth=False,
+    ),
+    Binary(
+        "matmul",
+        lambda L, a, b: a @ b,
+        np.matmul,
+        _matmul_grads,
+        signature=np.matmul.signature,
+        mixed_dtypes_error=True,
+    ),
+    Binary(
+        "clamp",
+        lambda L, x, lo, hi: L.clamp(x, lo, hi),
+        lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+        _clamp_grads,
+        ("real", "real", "real"),
+        first_is_largest=True,
+        smooth=False,
+    ),
+    Binary(
+        "mse_loss",
+        lambda L, a, b: L.nn.functional.mse_loss(a, b, reduction="mean"),
+        lambda a, b: np.mean((a - b) ** 2),
+        _mse_grads,
+        same_shape=True,
+    ),
 ]
 BY_NAME = {op.name: op for op in BINARY}
 
@@ -152,8 +189,9 @@ BY_NAME = {op.name: op for op in BINARY}
 def _shapes_strategy(op: Binary):
     if op.signature is not None:
         return hnp.mutually_broadcastable_shapes(signature=op.signature, max_dims=4, max_side=4)
-    return hnp.mutually_broadcastable_shapes(num_shapes=op.arity, min_dims=0, max_dims=4,
-                                             max_side=4)
+    return hnp.mutually_broadcastable_shapes(
+        num_shapes=op.arity, min_dims=0, max_dims=4, max_side=4
+    )
 
 
 @st.composite
@@ -171,8 +209,9 @@ def binary_cases(draw, op: Binary, mixed_dtypes: bool = True):
     else:
         dtype = draw(st.sampled_from(sorted(DTYPES)))
         dtypes = [dtype] * len(shapes)
-    arrays = [draw(hnp.arrays(np.float64, s, elements=ELEMENTS[d]))
-              for s, d in zip(shapes, op.domains)]
+    arrays = [
+        draw(hnp.arrays(np.float64, s, elements=ELEMENTS[d])) for s, d in zip(shapes, op.domains)
+    ]
     return shapes, dtypes, arrays
 
 
@@ -185,7 +224,7 @@ def torch_result_dtype(shapes, dtypes) -> str:
 
 
 def _tolerance(dtype: str) -> dict:
-    return dict(rtol=2e-5, atol=2e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+    return {"rtol": 2e-5, "atol": 2e-5} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-12}
 
 
 def _run(L, op: Binary, arrays, dtypes, g=None):
@@ -200,7 +239,9 @@ def _run(L, op: Binary, arrays, dtypes, g=None):
 
 def _check_binary(op: Binary, shapes, dtypes, arrays, seed: int):
     if op.mixed_dtypes_error and len(set(dtypes)) > 1:
-        xs = [ak.tensor(a, dtype=getattr(ak, d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+        xs = [
+            ak.tensor(a, dtype=getattr(ak, d), requires_grad=True) for a, d in zip(arrays, dtypes)
+        ]
         with pytest.raises(RuntimeError):
             op.fn(ak, *xs)
         return
@@ -226,8 +267,11 @@ def _check_binary(op: Binary, shapes, dtypes, arrays, seed: int):
         assert x.grad is not None
         assert tuple(x.grad.shape) == a.shape
         assert x.grad.dtype.name == d
-        np.testing.assert_allclose(x.grad.numpy(), _sum_to(np.asarray(want, dtype=np.float64), a.shape),
-                                   **_tolerance("float32" if "float32" in dtypes else "float64"))
+        np.testing.assert_allclose(
+            x.grad.numpy(),
+            _sum_to(np.asarray(want, dtype=np.float64), a.shape),
+            **_tolerance("float32" if "float32" in dtypes else "float64"),
+        )
 
     if torch is not None:
         t_out, t_xs = _run(torch, op, arrays, dtypes, g)
@@ -235,8 +279,11 @@ def _check_binary(op: Binary, shapes, dtypes, arrays, seed: int):
         np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), **tol)
         for x, t in zip(xs, t_xs):
             assert str(t.grad.dtype).removeprefix("torch.") == x.grad.dtype.name
-            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(),
-                                       **_tolerance("float32" if "float32" in dtypes else "float64"))
+            np.testing.assert_allclose(
+                x.grad.numpy(),
+                t.grad.numpy(),
+                **_tolerance("float32" if "float32" in dtypes else "float64"),
+            )
     elif op.smooth and all(d == "float64" for d in dtypes) and g.size <= 64:
         _check_finite_differences(op, arrays, xs, g)
 
@@ -285,10 +332,14 @@ SCALAR_OPS = {
     "rmul": (lambda a, c: c * a, lambda x, c: c * x, lambda x, c: c + 0 * x, "real", "any"),
     "div": (lambda a, c: a / c, lambda x, c: x / c, lambda x, c: 1 / c + 0 * x, "real", "nonzero"),
     "rdiv": (lambda a, c: c / a, lambda x, c: c / x, lambda x, c: -c / (x * x), "nonzero", "any"),
-    "pow": (lambda a, c: a ** c, lambda x, c: x ** c, lambda x, c: c * x ** (c - 1), "positive",
-            "any"),
-    "rpow": (lambda a, c: c ** a, lambda x, c: c ** x, lambda x, c: c ** x * np.log(c), "real",
-             "positive"),
+    "pow": (lambda a, c: a**c, lambda x, c: x**c, lambda x, c: c * x ** (c - 1), "positive", "any"),
+    "rpow": (
+        lambda a, c: c**a,
+        lambda x, c: c**x,
+        lambda x, c: c**x * np.log(c),
+        "real",
+        "positive",
+    ),
 }
 
 
@@ -332,9 +383,12 @@ def test_python_number_operand(name, data):
 
 
 @FAST
-@given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-       dtypes=st.tuples(st.sampled_from(sorted(DTYPES)), st.sampled_from(sorted(DTYPES))),
-       zero_d_first=st.booleans(), name=st.sampled_from(["add", "sub", "mul", "div", "maximum"]))
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
+    dtypes=st.tuples(st.sampled_from(sorted(DTYPES)), st.sampled_from(sorted(DTYPES))),
+    zero_d_first=st.booleans(),
+    name=st.sampled_from(["add", "sub", "mul", "div", "maximum"]),
+)
 def test_zero_d_tensor_does_not_promote_a_dimensioned_one(shape, dtypes, zero_d_first, name):
     """0-d float64 with a float32 vector gives float32 (PyTorch), unlike NumPy."""
     op = BY_NAME[name]
@@ -363,9 +417,13 @@ UNARY_CHAINS = {
 
 
 @FAST
-@given(shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
-       values=st.data(), k=st.integers(1, 6), name=st.sampled_from(sorted(UNARY_CHAINS)),
-       shared=st.booleans())
+@given(
+    shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+    values=st.data(),
+    k=st.integers(1, 6),
+    name=st.sampled_from(sorted(UNARY_CHAINS)),
+    shared=st.booleans(),
+)
 def test_reuse_k_times_gives_k_times_the_gradient(shape, values, k, name, shared):
     """x used k times (separate subgraphs, or one shared intermediate fanned out
     k times) gets k times the gradient of a single use."""
@@ -423,10 +481,22 @@ GRAPH_OPS = {
 def graph_programs(draw):
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
     n_leaves = draw(st.integers(1, 4))
-    leaves = [draw(hnp.arrays(np.float64, shape, elements=ELEMENTS["small"])) for _ in range(n_leaves)]
+    leaves = [
+        draw(hnp.arrays(np.float64, shape, elements=ELEMENTS["small"])) for _ in range(n_leaves)
+    ]
     requires = [True] + [draw(st.booleans()) for _ in range(n_leaves - 1)]
-    steps = draw(st.lists(st.tuples(st.sampled_from(sorted(GRAPH_OPS)), st.integers(0, 50),
-                                    st.integers(0, 50), st.booleans()), min_size=1, max_size=10))
+    steps = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(sorted(GRAPH_OPS)),
+                st.integers(0, 50),
+                st.integers(0, 50),
+                st.booleans(),
+            ),
+            min_size=1,
+            max_size=10,
+        )
+    )
     roots = draw(st.lists(st.integers(0, 50), min_size=0, max_size=3))
     initial_grads = [draw(st.booleans()) for _ in range(n_leaves)]
     return shape, leaves, requires, steps, roots, initial_grads
@@ -435,7 +505,9 @@ def graph_programs(draw):
 def build_graph(program):
     """Run the program; return (leaves, tensors, loss)."""
     shape, leaf_values, requires, steps, roots, initial_grads = program
-    leaves = [ak.tensor(v, dtype=ak.float64, requires_grad=r) for v, r in zip(leaf_values, requires)]
+    leaves = [
+        ak.tensor(v, dtype=ak.float64, requires_grad=r) for v, r in zip(leaf_values, requires)
+    ]
     for leaf, has_grad, v in zip(leaves, initial_grads, leaf_values):
         if has_grad and leaf.requires_grad:
             leaf.grad = ak.tensor(np.full(v.shape, 0.25))
@@ -500,8 +572,12 @@ def test_backward_steps_properties(program):
             else:
                 np.testing.assert_array_equal(acc.previous.numpy(), previous)
             new = acc.tensor.grad.numpy()
-            np.testing.assert_allclose(new, (0 if previous is None else previous) + acc.grad.numpy(),
-                                       rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(
+                new,
+                (0 if previous is None else previous) + acc.grad.numpy(),
+                rtol=1e-12,
+                atol=1e-12,
+            )
             accumulations.append(acc)
         # … and changed no other .grad.
         changed = {id(acc.tensor) for acc in step.accumulations}
@@ -525,7 +601,10 @@ def test_backward_steps_properties(program):
         received[step.node] += 1
 
     # Draining the steps is backward(): identical .grad everywhere.
-    for ours, theirs in zip(_grads(watched), _grads([t for t in ref_tensors if t.requires_grad and (t.is_leaf or t.retains_grad)])):
+    for ours, theirs in zip(
+        _grads(watched),
+        _grads([t for t in ref_tensors if t.requires_grad and (t.is_leaf or t.retains_grad)]),
+    ):
         assert (ours is None) == (theirs is None)
         if ours is not None:
             np.testing.assert_array_equal(ours, theirs)
@@ -548,8 +627,9 @@ def test_backward_steps_properties(program):
         if step.node in sent_to:
             pieces = sent_to[step.node]
             assert all(p.shape == tuple(step.grad_output.shape) for p in pieces)
-            np.testing.assert_allclose(step.grad_output.numpy(), sum(pieces),
-                                       rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(
+                step.grad_output.numpy(), sum(pieces), rtol=1e-12, atol=1e-12
+            )
         else:
             assert step.node is loss.grad_fn
 

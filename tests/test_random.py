@@ -11,6 +11,7 @@ Layers:
   kernel, all compared with the installed PyTorch (skipped without it).
 * API: seeding, state save/restore, argument errors, speed.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -136,8 +137,10 @@ def _round_f32_exact(q: Fraction) -> float:
     """Correctly round a rational to float32 (ties to even)."""
     f = np.float32(float(q))
     candidates = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
-    best = min(candidates, key=lambda v: (abs(Fraction(float(v)) - q),
-                                         int(np.array(v).view(np.uint32)) & 1))
+    best = min(
+        candidates,
+        key=lambda v: (abs(Fraction(float(v)) - q), int(np.array(v).view(np.uint32)) & 1),
+    )
     return float(best)
 
 
@@ -147,16 +150,27 @@ def test_fma32_is_exact():
     # Cases where the float64 sum lands on a float32 midpoint: a plain
     # float64 computation then rounds the wrong way.
     a = np.array([2**-12 * (1 + one_ulp)] * 4 + [1.5, 3.0], f)
-    b = np.array([2**-12 * (1 - one_ulp), 2**-12 * (1 + one_ulp),
-                  -(2**-12) * (1 - one_ulp), -(2**-12) * (1 + one_ulp), 2.0**-30, 1e-30], f)
+    b = np.array(
+        [
+            2**-12 * (1 - one_ulp),
+            2**-12 * (1 + one_ulp),
+            -(2**-12) * (1 - one_ulp),
+            -(2**-12) * (1 + one_ulp),
+            2.0**-30,
+            1e-30,
+        ],
+        f,
+    )
     c = np.array([1 + one_ulp, 1 + one_ulp, 1 + 2 * one_ulp, 1 + 2 * one_ulp, -1.0, 1e-30], f)
     rng = np.random.default_rng(0)
     a = np.concatenate([a, rng.standard_normal(300).astype(f)])
     b = np.concatenate([b, rng.standard_normal(300).astype(f)])
     c = np.concatenate([c, (rng.standard_normal(300) * 1e-3).astype(f)])
     got = R._fma32(a, b, c)
-    want = [_round_f32_exact(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
-            for x, y, z in zip(a, b, c)]
+    want = [
+        _round_f32_exact(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+        for x, y, z in zip(a, b, c)
+    ]
     assert got.dtype == np.float32
     assert got.tolist() == want
     naive = (a.astype(np.float64) * b + c).astype(f)
@@ -217,7 +231,9 @@ def _compare_sequence(torch, seed, calls):
     tg = torch.Generator().manual_seed(seed)
     g = Generator().manual_seed(seed)
     for i, call in enumerate(calls):
-        assert_same(_our_call(g, call), _torch_call(torch, tg, call), f"seed {seed} call {i} {call}")
+        assert_same(
+            _our_call(g, call), _torch_call(torch, tg, call), f"seed {seed} call {i} {call}"
+        )
     assert_same(g.get_state(), tg.get_state().numpy(), f"state after seed {seed} {calls}")
 
 
@@ -237,22 +253,45 @@ def test_live_golden_cases(torch):
 
 def test_live_mixed_sequence_carries_state(torch):
     calls = [
-        ["randn", [3], "float32"], ["randn", [1], "float64"], ["rand", [1000], "float32"],
-        ["randn", [5, 3], "float64"], ["randn", [100], "float32"], ["randn", [7], "float32"],
-        ["rand", [33], "float64"], ["randint", 0, 2, [9]], ["randn", [31], "float64"],
-        ["randn", [1], "float32"], ["randint", -(2**62), 2**62, [4]], ["randn", [], "float32"],
-        ["randn", [64, 784], "float32"], ["randn", [2], "float64"],
+        ["randn", [3], "float32"],
+        ["randn", [1], "float64"],
+        ["rand", [1000], "float32"],
+        ["randn", [5, 3], "float64"],
+        ["randn", [100], "float32"],
+        ["randn", [7], "float32"],
+        ["rand", [33], "float64"],
+        ["randint", 0, 2, [9]],
+        ["randn", [31], "float64"],
+        ["randn", [1], "float32"],
+        ["randint", -(2**62), 2**62, [4]],
+        ["randn", [], "float32"],
+        ["randn", [64, 784], "float32"],
+        ["randn", [2], "float64"],
     ]
     for seed in (0, 42, 2**64 - 1):
         _compare_sequence(torch, seed, calls)
 
 
-@pytest.mark.parametrize("low,high", [(0, 10), (-5, 5), (0, 2**28 - 1), (0, 2**28), (-3, 2**31),
-                                      (0, 2**32 - 1), (0, 2**32), (-(2**40), 2**40),
-                                      (-(2**63), 2**63 - 1), (7, 8)])
+@pytest.mark.parametrize(
+    "low,high",
+    [
+        (0, 10),
+        (-5, 5),
+        (0, 2**28 - 1),
+        (0, 2**28),
+        (-3, 2**31),
+        (0, 2**32 - 1),
+        (0, 2**32),
+        (-(2**40), 2**40),
+        (-(2**63), 2**63 - 1),
+        (7, 8),
+    ],
+)
 def test_live_randint(torch, low, high):
     for seed in (0, 2**32 + 5):
-        _compare_sequence(torch, seed, [["randint", low, high, [5, 3]], ["randint", low, high, [1]]])
+        _compare_sequence(
+            torch, seed, [["randint", low, high, [5, 3]], ["randint", low, high, [1]]]
+        )
 
 
 def test_live_module_functions_and_default_generator(torch):
@@ -261,7 +300,9 @@ def test_live_module_functions_and_default_generator(torch):
     assert_same(R.default_generator.randn((5, 3), np.float32), torch.randn(5, 3).numpy())
     assert_same(R.get_rng_state(), torch.get_rng_state().numpy())
     assert R.initial_seed() == torch.initial_seed() == 123
-    assert_same(Generator().randn((20,), np.float32), torch.randn(20, generator=torch.Generator()).numpy())
+    assert_same(
+        Generator().randn((20,), np.float32), torch.randn(20, generator=torch.Generator()).numpy()
+    )
     # Negative seeds wrap to unsigned 64-bit values, as in PyTorch.
     assert Generator(-7).initial_seed() == torch.Generator().manual_seed(-7).initial_seed()
 
@@ -270,7 +311,9 @@ def test_live_state_transfers_both_ways(torch):
     tg = torch.Generator().manual_seed(5)
     torch.randn(7, generator=tg)  # leaves a cached normal and a partial block
     g = Generator().set_state(tg.get_state().numpy())
-    assert_same(g.randn((9,), np.float64), torch.randn(9, dtype=torch.float64, generator=tg).numpy())
+    assert_same(
+        g.randn((9,), np.float64), torch.randn(9, dtype=torch.float64, generator=tg).numpy()
+    )
     tg2 = torch.Generator()
     tg2.set_state(torch.from_numpy(g.get_state()))
     assert_same(g.rand((700,), np.float32), torch.rand(700, generator=tg2).numpy())
@@ -317,8 +360,8 @@ def test_live_normal_kernel_on_chosen_uniforms(torch):
     k2 = rng.choice(k, n_pairs)
     k1[: u1_picks.size] = u1_picks
     k2[: u2_picks.size] = u2_picks
-    k1[-u2_picks.size:] = u1_picks[0]
-    k2[-u2_picks.size:] = u2_picks[::-1]
+    k1[-u2_picks.size :] = u1_picks[0]
+    k2[-u2_picks.size :] = u2_picks[::-1]
     blocks = np.concatenate([k1.reshape(-1, 8), k2.reshape(-1, 8)], axis=1).reshape(-1, 608)
     for words in blocks.astype(np.uint32):
         state = _planted_state(words)
@@ -330,20 +373,30 @@ def test_live_normal_kernel_on_chosen_uniforms(torch):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    seed=st.one_of(st.sampled_from([0, 1, 42, 2**32 + 5, 2**64 - 1]),
-                   st.integers(-(2**63), 2**64 - 1)),
+    seed=st.one_of(
+        st.sampled_from([0, 1, 42, 2**32 + 5, 2**64 - 1]), st.integers(-(2**63), 2**64 - 1)
+    ),
     calls=st.lists(
         st.one_of(
-            st.tuples(st.sampled_from(["rand", "randn"]),
-                      st.lists(st.integers(0, 9), max_size=3).map(list),
-                      st.sampled_from(["float32", "float64"])).map(list),
-            st.tuples(st.just("randn"), st.integers(0, 70).map(lambda n: [n]),
-                      st.sampled_from(["float32", "float64"])).map(list),
-            st.tuples(st.just("randint"), st.integers(-100, 100), st.integers(1, 2**40),
-                      st.lists(st.integers(0, 5), max_size=2)).map(
-                lambda t: ["randint", t[1], t[1] + t[2], t[3]]),
+            st.tuples(
+                st.sampled_from(["rand", "randn"]),
+                st.lists(st.integers(0, 9), max_size=3).map(list),
+                st.sampled_from(["float32", "float64"]),
+            ).map(list),
+            st.tuples(
+                st.just("randn"),
+                st.integers(0, 70).map(lambda n: [n]),
+                st.sampled_from(["float32", "float64"]),
+            ).map(list),
+            st.tuples(
+                st.just("randint"),
+                st.integers(-100, 100),
+                st.integers(1, 2**40),
+                st.lists(st.integers(0, 5), max_size=2),
+            ).map(lambda t: ["randint", t[1], t[1] + t[2], t[3]]),
         ),
-        min_size=1, max_size=8,
+        min_size=1,
+        max_size=8,
     ),
 )
 def test_live_hypothesis_sequences(torch, seed, calls):
@@ -388,7 +441,9 @@ def test_out_of_range_seed_is_value_error(bad):
 
 
 def test_numpy_integer_seed_is_accepted():
-    assert_same(Generator(np.int64(42)).rand((4,), np.float32), Generator(42).rand((4,), np.float32))
+    assert_same(
+        Generator(np.int64(42)).rand((4,), np.float32), Generator(42).rand((4,), np.float32)
+    )
 
 
 def test_state_roundtrip_keeps_position_and_cache():
@@ -452,7 +507,7 @@ def test_shapes_dtypes_and_ranges():
     assert g.rand((2, 0, 3), np.float32).shape == (2, 0, 3)
     assert g.rand((4,), None).dtype == np.float32
     u = g.rand((10000,), np.float64)
-    assert 0 <= u.min() and u.max() < 1
+    assert u.min() >= 0 and u.max() < 1
     r = g.randint(-3, 4, (10000,))
     assert r.dtype == np.int64 and r.min() == -3 and r.max() == 3
     z = g.randn((100000,), np.float32)

@@ -12,6 +12,7 @@ In-place operations through views of graph tensors are kept out of the machine:
 PyTorch rebases the base's history (CopySlices), autogradkit refuses with a clear
 error. The tests at the end pin that down, and the other view rules.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,12 @@ torch = pytest.importorskip("torch")
 from hypothesis import HealthCheck, assume, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import (  # noqa: E402
-    Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule,
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    multiple,
+    rule,
 )
 
 import autogradkit as ak  # noqa: E402
@@ -43,7 +49,7 @@ class Pair:
     tensor shares (detach keeps it; indexing views are tracked as such)."""
 
     ours: ak.Tensor
-    theirs: "torch.Tensor"
+    theirs: torch.Tensor
     family: int
     label: str
 
@@ -66,8 +72,14 @@ def _grad_fn_name(t) -> str | None:
 def _index_keys(shape: tuple) -> list:
     if not shape:
         return [(Ellipsis, True), (None, True)]
-    keys = [(0, True), (-1, True), (slice(1, None), True), (slice(None, None, 2), True),
-            ([0, 0], False), ([-1, 0, -1], False)]
+    keys = [
+        (0, True),
+        (-1, True),
+        (slice(1, None), True),
+        (slice(None, None, 2), True),
+        ([0, 0], False),
+        ([-1, 0, -1], False),
+    ]
     if len(shape) == 2:
         keys += [((0, slice(None)), True), ((slice(None), 1), True), (([1, 0], [0, 1]), False)]
     return keys
@@ -110,7 +122,7 @@ class AutogradPair(RuleBasedStateMachine):
                     warnings.simplefilter("ignore")
                     with self._grad_mode():
                         outcomes.append(("ok", fn(lib)))
-            except Exception as error:  # noqa: BLE001 - compared across libraries
+            except Exception as error:
                 outcomes.append((type(error).__name__, _normalise(str(error))))
         (kind_a, value_a), (kind_b, value_b) = outcomes
         assert kind_a == kind_b, f"autogradkit: {kind_a} {value_a!r}\ntorch: {kind_b} {value_b!r}"
@@ -134,36 +146,53 @@ class AutogradPair(RuleBasedStateMachine):
     def first_leaf(self, shape, data):
         return self.create_leaf(shape, True, data)
 
-    @initialize(target=leaves, shape=st.sampled_from(SHAPES), requires_grad=st.booleans(),
-                data=st.data())
+    @initialize(
+        target=leaves, shape=st.sampled_from(SHAPES), requires_grad=st.booleans(), data=st.data()
+    )
     def second_leaf(self, shape, requires_grad, data):
         return self.create_leaf(shape, requires_grad, data)
 
     @rule(target=leaves, shape=st.sampled_from(SHAPES), requires_grad=st.booleans(), data=st.data())
     def create_leaf(self, shape, requires_grad, data):
-        values = data.draw(st.lists(st.floats(-2, 2, width=32), min_size=int(np.prod(shape)),
-                                    max_size=int(np.prod(shape))))
+        values = data.draw(
+            st.lists(
+                st.floats(-2, 2, width=32),
+                min_size=int(np.prod(shape)),
+                max_size=int(np.prod(shape)),
+            )
+        )
         array = np.asarray(values, dtype=np.float64).reshape(shape)
         ours = ak.tensor(array, dtype=ak.float64, requires_grad=requires_grad)
         theirs = torch.tensor(array, dtype=torch.float64, requires_grad=requires_grad)
         return self._add((ours, theirs), self._new_family(), f"leaf{self.counter}")
 
-    @rule(target=derived, x=st.one_of(leaves, derived),
-          op=st.sampled_from(["exp", "sigmoid", "sum", "sum0", "neg", "scale"]))
+    @rule(
+        target=derived,
+        x=st.one_of(leaves, derived),
+        op=st.sampled_from(["exp", "sigmoid", "sum", "sum0", "neg", "scale"]),
+    )
     def unary(self, x, op):
         if op == "exp":
             assume(np.all(np.abs(x.ours.detach().numpy()) < 5))  # keep values finite
         if op == "sum0":
             assume(x.ours.ndim > 0)
         fns = {
-            "exp": lambda t: t.exp(), "sigmoid": lambda t: t.sigmoid(), "sum": lambda t: t.sum(),
-            "sum0": lambda t: t.sum(0), "neg": lambda t: -t, "scale": lambda t: t * 0.5,
+            "exp": lambda t: t.exp(),
+            "sigmoid": lambda t: t.sigmoid(),
+            "sum": lambda t: t.sum(),
+            "sum0": lambda t: t.sum(0),
+            "neg": lambda t: -t,
+            "scale": lambda t: t * 0.5,
         }
         results = self._both(lambda lib: fns[op](x.side(lib)))
         return self._add(results, self._new_family(), f"{op}({x.label})")
 
-    @rule(target=derived, a=st.one_of(leaves, derived), b=st.one_of(leaves, derived),
-          op=st.sampled_from(["mul", "add", "sub"]))
+    @rule(
+        target=derived,
+        a=st.one_of(leaves, derived),
+        b=st.one_of(leaves, derived),
+        op=st.sampled_from(["mul", "add", "sub"]),
+    )
     def binary(self, a, b, op):
         # Shapes that do not broadcast must fail the same way in both.
         results = self._both(lambda lib: getattr(lib, op)(a.side(lib), b.side(lib)))
@@ -210,8 +239,11 @@ class AutogradPair(RuleBasedStateMachine):
     def retain_grad(self, x):
         self._both(lambda lib: x.side(lib).retain_grad())
 
-    @rule(x=st.one_of(leaves, derived), op=st.sampled_from(["add_", "mul_", "zero_", "sub_"]),
-          data=st.data())
+    @rule(
+        x=st.one_of(leaves, derived),
+        op=st.sampled_from(["add_", "mul_", "zero_", "sub_"]),
+        data=st.data(),
+    )
     def inplace(self, x, op, data):
         # In-place through views of graph tensors: see the tests at the end.
         assume(x.family not in self.families_with_views)
@@ -237,6 +269,7 @@ class AutogradPair(RuleBasedStateMachine):
                 t.grad = None
             elif t.grad is not None:
                 t.grad.zero_()
+
         self._both(clear)
 
     # -- invariants -----------------------------------------------------------------------
@@ -248,8 +281,14 @@ class AutogradPair(RuleBasedStateMachine):
                 ours, theirs = pair.ours, pair.theirs
                 where = f"{pair.label}"
                 assert tuple(ours.shape) == tuple(theirs.shape), where
-                np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
-                                           rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=where)
+                np.testing.assert_allclose(
+                    ours.detach().numpy(),
+                    theirs.detach().numpy(),
+                    rtol=1e-12,
+                    atol=1e-12,
+                    equal_nan=True,
+                    err_msg=where,
+                )
                 assert ours.requires_grad == theirs.requires_grad, where
                 assert ours.is_leaf == theirs.is_leaf, where
                 assert _grad_fn_name(ours) == _grad_fn_name(theirs), where
@@ -259,8 +298,14 @@ class AutogradPair(RuleBasedStateMachine):
                 g_ours, g_theirs = ours.grad, theirs.grad
                 assert (g_ours is None) == (g_theirs is None), where
                 if g_ours is not None:
-                    np.testing.assert_allclose(g_ours.numpy(), g_theirs.numpy(), rtol=1e-10,
-                                               atol=1e-12, equal_nan=True, err_msg=where)
+                    np.testing.assert_allclose(
+                        g_ours.numpy(),
+                        g_theirs.numpy(),
+                        rtol=1e-10,
+                        atol=1e-12,
+                        equal_nan=True,
+                        err_msg=where,
+                    )
 
 
 class _Nothing:
@@ -287,13 +332,16 @@ class _Both:
 
 
 AutogradPair.TestCase.settings = settings(
-    max_examples=60, stateful_step_count=25, deadline=None,
+    max_examples=60,
+    stateful_step_count=25,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestAutogradAgainstTorch = AutogradPair.TestCase
 
 
 # ----------------------------------------------------------------------------- views, scalars, leaves
+
 
 def test_inplace_on_view_of_leaf_is_refused():
     for lib in LIBS:
@@ -395,7 +443,9 @@ def test_leaf_moved_into_the_graph_interior():
         y = x.exp()  # the graph of y ends in x's AccumulateGrad
         x.requires_grad_(False)
         x.add_(y)  # x is now a non-leaf: AddBackward0
-        with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
+        with pytest.raises(
+            RuntimeError, match="leaf variable has been moved into the graph interior"
+        ):
             x.sum().backward()
 
 

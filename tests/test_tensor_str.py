@@ -11,6 +11,7 @@ Three layers:
 The only intended difference from PyTorch is the dtype module name:
 ``dtype=autogradkit.float64`` where PyTorch prints ``dtype=torch.float64``.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -30,8 +31,13 @@ from autogradkit._tensor_str import format_tensor, get_printoptions, set_printop
 GOLDEN_DIR = Path(__file__).parent / "golden"
 GOLDEN_JSON = GOLDEN_DIR / "tensor_str.json"
 
-DEFAULT_OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
-                   "sci_mode": None}
+DEFAULT_OPTIONS = {
+    "precision": 4,
+    "threshold": 1000,
+    "edgeitems": 3,
+    "linewidth": 80,
+    "sci_mode": None,
+}
 
 
 def _load_generator():
@@ -52,14 +58,16 @@ def expected_from_torch(text: str) -> str:
     return text.replace("torch.", "autogradkit.")
 
 
-def ours(arr: np.ndarray, dtype: str, requires_grad: bool, grad_fn: str | None,
-         options: dict[str, Any]) -> str:
+def ours(
+    arr: np.ndarray, dtype: str, requires_grad: bool, grad_fn: str | None, options: dict[str, Any]
+) -> str:
     """format_tensor under the given print options (restored afterwards)."""
     set_printoptions(profile="default")
     set_printoptions(**options)
     try:
-        return format_tensor(arr, dtype_name=dtype, requires_grad=requires_grad,
-                             grad_fn_name=grad_fn)
+        return format_tensor(
+            arr, dtype_name=dtype, requires_grad=requires_grad, grad_fn_name=grad_fn
+        )
     finally:
         set_printoptions(profile="default")
 
@@ -128,8 +136,9 @@ def test_golden(dtype):
     mismatches = []
     for case in cases:
         want = expected_from_torch(case["repr"])
-        got = ours(_golden_array(case), dtype, case["requires_grad"], case["grad_fn"],
-                   case["options"])
+        got = ours(
+            _golden_array(case), dtype, case["requires_grad"], case["grad_fn"], case["options"]
+        )
         if got != want:
             mismatches.append((case["name"], want, got))
     assert not mismatches, report(mismatches, len(cases))
@@ -140,7 +149,11 @@ def test_golden_matches_generator():
     built = golden_gen.build_cases()
     assert len(built) == len(GOLDEN_CASES)
     for b, g in zip(built, GOLDEN_CASES):
-        assert (b["name"], b["dtype"], list(b["array"].shape)) == (g["name"], g["dtype"], g["shape"])
+        assert (b["name"], b["dtype"], list(b["array"].shape)) == (
+            g["name"],
+            g["dtype"],
+            g["shape"],
+        )
         np.testing.assert_array_equal(b["array"], _golden_array(g))
 
 
@@ -152,11 +165,18 @@ def test_golden_matches_generator():
 @pytest.mark.parametrize(
     "arr, dtype, kwargs, want",
     [
-        (np.array([1.0, 2.0], np.float64), "float64", {"requires_grad": True},
-         "tensor([1., 2.], dtype=autogradkit.float64, requires_grad=True)"),
-        (np.array(0.75161, np.float32), "float32",
-         {"grad_fn_name": "BinaryCrossEntropyWithLogitsBackward0"},
-         "tensor(0.7516, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)"),
+        (
+            np.array([1.0, 2.0], np.float64),
+            "float64",
+            {"requires_grad": True},
+            "tensor([1., 2.], dtype=autogradkit.float64, requires_grad=True)",
+        ),
+        (
+            np.array(0.75161, np.float32),
+            "float32",
+            {"grad_fn_name": "BinaryCrossEntropyWithLogitsBackward0"},
+            "tensor(0.7516, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)",
+        ),
         (np.array([0.0, np.nan]), "float32", {}, "tensor([0., nan])"),
         # Only non-zero finite values set the column width, so -0 overflows it.
         (np.array([-0.0, 1.5]), "float32", {}, "tensor([-0.0000, 1.5000])"),
@@ -166,8 +186,12 @@ def test_golden_matches_generator():
         (np.array([True, False]), "bool", {}, "tensor([ True, False])"),
         (np.array(7), "int64", {}, "tensor(7)"),
         # requires_grad is implied by a grad_fn and so not printed with one.
-        (np.array(1.0), "float32", {"requires_grad": True, "grad_fn_name": "SumBackward0"},
-         "tensor(1., grad_fn=<SumBackward0>)"),
+        (
+            np.array(1.0),
+            "float32",
+            {"requires_grad": True, "grad_fn_name": "SumBackward0"},
+            "tensor(1., grad_fn=<SumBackward0>)",
+        ),
         (np.array([1.0]), "float32", {"prefix": "Parameter("}, "Parameter([1.])"),
     ],
 )
@@ -179,23 +203,29 @@ def test_wrapping_is_decided_as_pytorch_would():
     """Line breaks fall where PyTorch's (shorter ``torch.``) spelling puts them."""
     arr = np.array([-0.0011, -0.0013, 0.0006, 0.0006, 0.0013])
     got = format_tensor(arr, dtype_name="float64")
-    assert got == ("tensor([-0.0011, -0.0013,  0.0006,  0.0006,  0.0013], "
-                   "dtype=autogradkit.float64)")
+    assert got == (
+        "tensor([-0.0011, -0.0013,  0.0006,  0.0006,  0.0013], dtype=autogradkit.float64)"
+    )
 
 
 def test_data_is_rounded_through_declared_dtype():
     """float64 data declared float32 prints as the float32 values would."""
     wide = np.array([0.1, 1 / 3])
     assert format_tensor(wide, dtype_name="float32") == format_tensor(
-        wide.astype(np.float32), dtype_name="float32")
+        wide.astype(np.float32), dtype_name="float32"
+    )
 
 
 def test_default_dtype_name_controls_dtype_suffix():
     a32 = np.arange(3, dtype=np.float32)
     a64 = np.arange(3, dtype=np.float64)
-    assert format_tensor(a64, dtype_name="float64", default_dtype_name="float64") == "tensor([0., 1., 2.])"
+    assert (
+        format_tensor(a64, dtype_name="float64", default_dtype_name="float64")
+        == "tensor([0., 1., 2.])"
+    )
     assert format_tensor(a32, dtype_name="float32", default_dtype_name="float64") == (
-        "tensor([0., 1., 2.], dtype=autogradkit.float32)")
+        "tensor([0., 1., 2.], dtype=autogradkit.float32)"
+    )
 
 
 def test_small_tensor_is_fast():
@@ -263,8 +293,9 @@ def test_live_cases_match_torch():
     mismatches = []
     for case in cases:
         text, grad_fn_name = golden_gen.torch_repr(case)
-        got = ours(case["array"], case["dtype"], case["requires_grad"], grad_fn_name,
-                   case["options"])
+        got = ours(
+            case["array"], case["dtype"], case["requires_grad"], grad_fn_name, case["options"]
+        )
         if got != expected_from_torch(text):
             mismatches.append((case["name"] + " " + case["dtype"], expected_from_torch(text), got))
     assert not mismatches, report(mismatches, len(cases))
@@ -313,8 +344,16 @@ except ImportError:  # pragma: no cover
     given = None
 
 if given is not None:
-    _OPTION_CHOICES = [{}, {}, {}, {"precision": 2}, {"threshold": 20, "edgeitems": 2},
-                       {"linewidth": 40}, {"sci_mode": False}, {"threshold": 8, "edgeitems": 0}]
+    _OPTION_CHOICES = [
+        {},
+        {},
+        {},
+        {"precision": 2},
+        {"threshold": 20, "edgeitems": 2},
+        {"linewidth": 40},
+        {"sci_mode": False},
+        {"threshold": 8, "edgeitems": 0},
+    ]
 
     @st.composite
     def _float_arrays(draw):
@@ -331,8 +370,11 @@ if given is not None:
         return (base * 10.0**exponent).astype(dtype)
 
     @settings(max_examples=100, deadline=None, derandomize=True, database=None)
-    @given(arr=_float_arrays(), options=st.sampled_from(_OPTION_CHOICES),
-           grad=st.sampled_from(["none", "requires_grad", "grad_fn"]))
+    @given(
+        arr=_float_arrays(),
+        options=st.sampled_from(_OPTION_CHOICES),
+        grad=st.sampled_from(["none", "requires_grad", "grad_fn"]),
+    )
     def test_hypothesis_floats_match_torch(arr, options, grad):
         torch = pytest.importorskip("torch")
         t = torch.from_numpy(np.array(arr, copy=True))
@@ -351,8 +393,12 @@ if given is not None:
         assert got == want
 
     @settings(max_examples=50, deadline=None, derandomize=True, database=None)
-    @given(arr=hnp.arrays(st.sampled_from([np.int64, np.bool_]),
-                          hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=12)))
+    @given(
+        arr=hnp.arrays(
+            st.sampled_from([np.int64, np.bool_]),
+            hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=12),
+        )
+    )
     def test_hypothesis_int_bool_match_torch(arr):
         torch = pytest.importorskip("torch")
         want = expected_from_torch(repr(torch.from_numpy(np.array(arr, copy=True))))

@@ -18,6 +18,7 @@ The captured stdout must equal PyTorch's, character for character, after masking
 
 ``AUTOGRADKIT_HIDE_TORCH=1`` makes the live tests skip as if PyTorch were absent.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,7 +37,7 @@ SEEDS = (0, 42)
 
 # The official tutorial (and transcriptions 002/003): randn for w and b.
 OFFICIAL = [
-    '''import torch
+    """import torch
 
 x = torch.ones(5)  # input tensor
 y = torch.zeros(3)  # expected output
@@ -44,37 +45,37 @@ w = torch.randn(5, 3, requires_grad=True)
 b = torch.randn(3, requires_grad=True)
 z = torch.matmul(x, w)+b
 loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
-''',
-    '''print(loss)
-''',
-    '''print(z)
-''',
-    '''print(f"Gradient function for z = {z.grad_fn}")
+""",
+    """print(loss)
+""",
+    """print(z)
+""",
+    """print(f"Gradient function for z = {z.grad_fn}")
 print(f"Gradient function for loss = {loss.grad_fn}")
-''',
-    '''print(w.grad)
-''',
-    '''loss.backward()
+""",
+    """print(w.grad)
+""",
+    """loss.backward()
 print(w.grad)
 print(b.grad)
-''',
-    '''# compute gradient twice
+""",
+    """# compute gradient twice
 loss.backward()
 print(w.grad)
 # output : RuntimeError: Trying to backward through the graph a second time
-''',
-    '''z = torch.matmul(x, w)+b
+""",
+    """z = torch.matmul(x, w)+b
 print(z.requires_grad)
 
 with torch.no_grad():
     z = torch.matmul(x, w)+b
 print(z.requires_grad)
-''',
-    '''z = torch.matmul(x, w)+b
+""",
+    """z = torch.matmul(x, w)+b
 z_det = z.detach()
 print(z_det.requires_grad)
-''',
-    '''inp = torch.eye(4, 5, requires_grad=True)
+""",
+    """inp = torch.eye(4, 5, requires_grad=True)
 out = (inp+1).pow(2).t()
 out.backward(torch.ones_like(out), retain_graph=True)
 print(f"First call\\n{inp.grad}")
@@ -83,12 +84,12 @@ print(f"\\nSecond call\\n{inp.grad}")
 inp.grad.zero_()
 out.backward(torch.ones_like(out), retain_graph=True)
 print(f"\\nCall after zeroing gradients\\n{inp.grad}")
-''',
+""",
 ]
 
 # Transcription 000: randn for w, rand for b; grad_fns printed with commas.
 TRANSCRIPTION_000 = [
-    '''import torch
+    """import torch
 
 x = torch.ones(5) # input tensor
 y = torch.zeros(3) # expected output
@@ -96,15 +97,15 @@ w = torch.randn(5, 3, requires_grad=True)
 b = torch.rand(3, requires_grad=True)
 z = torch.matmul(x, w)+b
 loss = torch.nn.functional.binary_cross_entropy_with_logits(z,y)
-''',
-    '''print('Gradient function for z =', z.grad_fn)
+""",
+    """print('Gradient function for z =', z.grad_fn)
 print('Gradient function for loss =', loss.grad_fn)
-''',
-    '''loss.backward()
+""",
+    """loss.backward()
 print(w.grad)
 print(b.grad)
-''',
-    '''z = torch.matmul(x, w)+b
+""",
+    """z = torch.matmul(x, w)+b
 print(z.requires_grad)
 
 z_det = z.detach()
@@ -113,32 +114,32 @@ print(z_det.requires_grad)
 with torch.no_grad():
     z = torch.matmul(x, w)+b
 print(z.requires_grad)
-''',
+""",
 ]
 
 # Transcription 001: rand for w (size=) and b, enable_grad, and eye(5) Jacobian cells.
 TRANSCRIPTION_001 = [
-    '''import torch
-''',
-    '''x = torch.ones(5) #input tensor
+    """import torch
+""",
+    """x = torch.ones(5) #input tensor
 y = torch.zeros(3)
 w = torch.rand(size=(5, 3), requires_grad = True) # 建立一個5x3的矩陣才可以做線性轉換
 b = torch.rand(3, requires_grad = True)
 
 z = torch.matmul(x, w) + b
 loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
-''',
-    '''print('Gradient function for z =',z.grad_fn)
+""",
+    """print('Gradient function for z =',z.grad_fn)
 print('Gradient function for loss =', loss.grad_fn)
-''',
-    '''print(f'current grad without performing loss.backward() is w\\'s {w.grad}, bias\\'s {b.grad}')
-''',
-    '''loss.backward()
+""",
+    """print(f'current grad without performing loss.backward() is w\\'s {w.grad}, bias\\'s {b.grad}')
+""",
+    """loss.backward()
 print("current grad after performing loss.backward()")
 print(w.grad)
 print(b.grad)
-''',
-    '''z = torch.matmul(x, w)+b
+""",
+    """z = torch.matmul(x, w)+b
 print(z.requires_grad)
 
 with torch.no_grad():
@@ -152,30 +153,35 @@ print(z.requires_grad)
 z = torch.matmul(x, w)+b
 z_det = z.detach()
 print(z_det.requires_grad)
-''',
-    '''inp = torch.eye(5, requires_grad = True)
+""",
+    """inp = torch.eye(5, requires_grad = True)
 print(f'Current inp matrix is :')
 print({inp})
-''',
-    '''out = (inp+1).pow(2)
+""",
+    """out = (inp+1).pow(2)
 print(f'Output is')
 print(out)
-''',
-    '''out.backward(torch.ones_like(inp), retain_graph=True)
+""",
+    """out.backward(torch.ones_like(inp), retain_graph=True)
 print("First call\\n", inp.grad)
 out.backward(torch.ones_like(inp), retain_graph=True)
 print("\\nSecond call\\n", inp.grad)
 inp.grad.zero_()
 out.backward(torch.ones_like(inp), retain_graph=True)
 print("\\nCall after zeroing gradients\\n", inp.grad)
-''',
+""",
 ]
 
-VARIANTS = {"official": OFFICIAL, "transcription000": TRANSCRIPTION_000, "transcription001": TRANSCRIPTION_001}
+VARIANTS = {
+    "official": OFFICIAL,
+    "transcription000": TRANSCRIPTION_000,
+    "transcription001": TRANSCRIPTION_001,
+}
 CASES = [f"{name}-seed{seed}" for name in VARIANTS for seed in SEEDS]
 
 
 # --------------------------------------------------------------------------- running it
+
 
 def run_seeded(module_name: str, variant: str, seed: int) -> str:
     """Run a variant's cells with ``torch`` bound to ``module_name``, seeding right
@@ -192,7 +198,7 @@ def run_seeded(module_name: str, variant: str, seed: int) -> str:
                 cell = cell.replace("import torch\n", f"import {module_name} as torch\n")
             try:
                 exec(compile(cell, f"<{variant} cell {i}>", "exec"), namespace)
-            except Exception as error:  # noqa: BLE001 - a notebook shows the error and goes on
+            except Exception as error:
                 print(f"{type(error).__name__}: {error}")
     return out.getvalue()
 
@@ -231,6 +237,7 @@ def _torch():
 
 # --------------------------------------------------------------------------- tests
 
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("case", CASES)
 def test_tutorial_matches_golden(case):
@@ -249,7 +256,9 @@ def test_tutorial_matches_live_torch(case):
     expected = normalize(run_seeded("torch", variant, seed))
     got = normalize(run_seeded("autogradkit", variant, seed))
     assert got == expected
-    assert expected_outputs()[case] == expected, "tests/golden/tutorial_stdout.txt is stale: regenerate it"
+    assert expected_outputs()[case] == expected, (
+        "tests/golden/tutorial_stdout.txt is stale: regenerate it"
+    )
 
 
 def test_tutorial_prints_what_learners_saw():

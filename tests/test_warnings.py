@@ -1,5 +1,6 @@
 """Warnings are part of what PyTorch prints: autogradkit gives the same ones, and no
 NumPy floating-point warnings that PyTorch would not give."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,12 @@ CASES = {
     "T-of-2d": lambda lib: lib.ones(2, 3).T,
     "grad-of-non-leaf": lambda lib: (lib.ones(2, requires_grad=True) * 2).grad,
     "float-of-requires-grad": lambda lib: float(lib.tensor(2.0, requires_grad=True)),
-    "backward-create_graph": lambda lib: (lib.ones(2, requires_grad=True) ** 2).sum().backward(create_graph=True),
-    "sqrt-at-zero-backward": lambda lib: lib.sqrt(lib.zeros(2, requires_grad=True)).sum().backward(),
+    "backward-create_graph": lambda lib: (
+        (lib.ones(2, requires_grad=True) ** 2).sum().backward(create_graph=True)
+    ),
+    "sqrt-at-zero-backward": lambda lib: (
+        lib.sqrt(lib.zeros(2, requires_grad=True)).sum().backward()
+    ),
     "log-at-zero-backward": lambda lib: lib.log(lib.zeros(2, requires_grad=True)).sum().backward(),
     "divide-by-zero": lambda lib: lib.ones(2) / 0,
 }
@@ -60,8 +65,9 @@ def test_same_warnings_as_pytorch(name, torch_warnings):
     assert ours == torch_warnings[name]
 
 
-@pytest.mark.parametrize("name", ["sqrt-at-zero-backward", "log-at-zero-backward", "divide-by-zero",
-                                  "T-of-2d"])
+@pytest.mark.parametrize(
+    "name", ["sqrt-at-zero-backward", "log-at-zero-backward", "divide-by-zero", "T-of-2d"]
+)
 def test_no_numpy_warnings(name):
     """Runs without torch too: these print nothing in PyTorch."""
     assert _warnings_of(lambda: CASES[name](ak)) == []

@@ -8,27 +8,53 @@
 * :mod:`.functional` — ``jacobian``, ``vjp``, ``jvp``;
 * :func:`gradcheck` — compare a function's analytic gradients with finite differences.
 """
+
 from __future__ import annotations
 
 import warnings
 
 from . import functional
 from .engine import (
-    CREATE_GRAPH_BACKWARD_WARNING, Accumulation, BackwardStep, backward_steps, prepare, run_to_end,
+    CREATE_GRAPH_BACKWARD_WARNING,
+    Accumulation,
+    BackwardStep,
+    backward_steps,
+    prepare,
+    run_to_end,
 )
 from .function import Function, FunctionCtx, Node, once_differentiable
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
-    "backward", "grad", "backward_steps", "BackwardStep", "Accumulation", "Function",
-    "FunctionCtx", "Node", "functional", "gradcheck", "gradgradcheck", "GradcheckError", "no_grad",
-    "enable_grad", "set_grad_enabled", "is_grad_enabled", "once_differentiable",
+    "backward",
+    "grad",
+    "backward_steps",
+    "BackwardStep",
+    "Accumulation",
+    "Function",
+    "FunctionCtx",
+    "Node",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "once_differentiable",
 ]
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
-             create_graph: bool = False, grad_variables=None, inputs=None) -> None:
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
     """Compute the sum of gradients of ``tensors`` and accumulate them into the
     ``.grad`` of the graph's leaves.
 
@@ -37,15 +63,25 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
     saved tensors are freed afterwards.
     """
     if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported by autogradkit; use autograd.grad")
+        raise NotImplementedError(
+            "backward(inputs=...) is not supported by autogradkit; use autograd.grad"
+        )
     if create_graph:
         warnings.warn(CREATE_GRAPH_BACKWARD_WARNING, UserWarning, stacklevel=2)
     run_to_end(prepare(tensors, grad_tensors, retain_graph, create_graph))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
-         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
     """Return the gradients of ``outputs`` with respect to ``inputs`` (a tuple, one
     per input) without touching any ``.grad``.
 
@@ -88,5 +124,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
         elif isinstance(value, Tensor):
             results.append(value)
         else:
-            results.append(Tensor._make(value.copy() if value.base is not None or not value.flags.writeable else value))
+            results.append(
+                Tensor._make(
+                    value.copy() if value.base is not None or not value.flags.writeable else value
+                )
+            )
     return tuple(results)

@@ -20,16 +20,17 @@ and the visual stepper, which all drive the iterator returned by
 The loop is iterative (a heap of ready nodes, no recursion), so a chain of 100,000
 operations does not hit Python's recursion limit.
 """
+
 from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import grad_mode
 from ..tensor import Tensor
+from . import grad_mode
 from .function import AccumulateGrad, Node
 
 __all__ = ["backward_steps", "BackwardStep", "Accumulation"]
@@ -126,8 +127,14 @@ class _GraphTask:
     """State of one backward pass: the dependency counts, the gradient buffers
     and the heap of ready nodes."""
 
-    def __init__(self, roots: list[Node], root_grads: list, retain_graph: bool,
-                 create_graph: bool, captures: dict[Node, list[int]] | None) -> None:
+    def __init__(
+        self,
+        roots: list[Node],
+        root_grads: list,
+        retain_graph: bool,
+        create_graph: bool,
+        captures: dict[Node, list[int]] | None,
+    ) -> None:
         self.retain_graph = retain_graph
         self.create_graph = create_graph
         self.captures = captures
@@ -156,7 +163,9 @@ class _GraphTask:
                     dependencies[child] = 1
                     stack.append(child)
         self.dependencies = dependencies
-        self.needed = self._nodes_leading_to_captures(dependencies) if captures is not None else None
+        self.needed = (
+            self._nodes_leading_to_captures(dependencies) if captures is not None else None
+        )
 
         for root, grad in zip(roots, root_grads):
             self._send(root, grad, False)
@@ -195,7 +204,7 @@ class _GraphTask:
             # (np.asarray: NumPy returns 0-d sums as scalars)
             entry[0], entry[1] = (np.asarray(total) if is_array else total), is_array
 
-    def run(self) -> Iterator[tuple]:
+    def run(self) -> Iterator[tuple]:  # noqa: C901 - to be split in the readable-core work (issue 10)
         """Run ready nodes until none is left, yielding
         ``(node, grad_output, grads_sent, accumulations)`` after each."""
         buffers, dependencies, ready = self.buffers, self.dependencies, self.ready
@@ -237,8 +246,11 @@ class _GraphTask:
                 if child_grad is not None:
                     # An array the backward formula just made (not its input passed
                     # through, not a view) can become a leaf's .grad without a copy.
-                    self._send(child, child_grad, child_grad is not grad and not create_graph
-                               and child_grad.base is None)
+                    self._send(
+                        child,
+                        child_grad,
+                        child_grad is not grad and not create_graph and child_grad.base is None,
+                    )
                 remaining = dependencies[child] - 1
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:
@@ -255,7 +267,7 @@ class _Steps:
         self._records = task.run()
         self._index = 0
 
-    def __iter__(self) -> "_Steps":
+    def __iter__(self) -> _Steps:
         return self
 
     def __next__(self) -> BackwardStep:
@@ -301,7 +313,7 @@ def _retain(node: Node, grad, create_graph: bool) -> tuple:
     return (Accumulation(tensor, grad, previous),)
 
 
-def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:
+def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:  # noqa: C901 - to be split in the readable-core work (issue 10)
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     if len(grad_tensors) != len(tensors):
@@ -351,12 +363,19 @@ def _root_nodes(tensors: Sequence) -> list[Node]:
         elif tensor._requires_grad:
             roots.append(tensor._grad_accumulator())
         else:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     return roots
 
 
-def prepare(tensors, grad_tensors=None, retain_graph: bool | None = None,
-            create_graph: bool = False, inputs: Sequence | None = None) -> _GraphTask:
+def prepare(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Sequence | None = None,
+) -> _GraphTask:
     """Validate the arguments and set up a pass (used by backward, grad and the stepper)."""
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
@@ -392,8 +411,9 @@ def run_to_end(task: _GraphTask) -> None:
             pass
 
 
-def backward_steps(tensors, grad_tensors=None, retain_graph: bool | None = None,
-                   create_graph: bool = False) -> Iterator[BackwardStep]:
+def backward_steps(
+    tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False
+) -> Iterator[BackwardStep]:
     """Run a backward pass one node at a time.
 
     Arguments are checked, and the graph's dependencies counted, when you call it;

@@ -37,18 +37,20 @@ NumPy arrays. When the pass records its own graph (``create_graph=True``) it get
 operators and NumPy functions (``*``, ``@``, ``np.exp`` …) the very same lines build
 a differentiable graph of the backward pass.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .._dtype import scalar_type_name
-from . import grad_mode
 from ..tensor import Tensor
+from . import grad_mode
 
 __all__ = ["Function", "Node", "AccumulateGrad", "FunctionCtx", "once_differentiable"]
 
@@ -65,7 +67,9 @@ SECOND_BACKWARD_MESSAGE = (
 )
 
 
-def _inplace_message(producer: str | None, shape: tuple, dtype: np.dtype, expected: int, now: int) -> str:
+def _inplace_message(
+    producer: str | None, shape: tuple, dtype: np.dtype, expected: int, now: int
+) -> str:
     """PyTorch's error for a saved tensor that was modified in place; ``producer`` is
     the forward name of the operation that made it (``"Mul"``), None for a leaf."""
     shape_text = "[" + ", ".join(str(n) for n in shape) + "]"
@@ -79,7 +83,7 @@ def _inplace_message(producer: str | None, shape: tuple, dtype: np.dtype, expect
     )
 
 
-def _forward_name(node: "Node") -> str:
+def _forward_name(node: Node) -> str:
     """``MulBackward0`` -> ``Mul``: the name PyTorch uses for the operation itself."""
     return re.sub(r"Backward\d*$", "", node.name())
 
@@ -124,8 +128,17 @@ class Node:
     # The fields every recorded node sets are slots; the rest are class-level
     # defaults that a node overrides only when it needs to (most never do), which
     # keeps recording an operation cheap.
-    __slots__ = ("_listed", "needs_input_grad", "_slots", "_sequence_nr",
-                 "_to_save", "_saved", "_saved_sources", "__dict__", "__weakref__")
+    __slots__ = (
+        "_listed",
+        "needs_input_grad",
+        "_slots",
+        "_sequence_nr",
+        "_to_save",
+        "_saved",
+        "_saved_sources",
+        "__dict__",
+        "__weakref__",
+    )
     _differentiable = False
     _tensor_pre_hooks: list | None = None
     _pre_hooks: list | None = None
@@ -135,7 +148,7 @@ class Node:
     # flag instead of four attributes per node.
     _hooked = False
     _name = "Node"
-    _function: type["Function"] | None = None
+    _function: type[Function] | None = None
     # Tensor inputs that do not require grad (``x`` and ``y`` in the tutorial):
     # ``(argument index, tensor)`` pairs. The engine never reads them; they let a
     # drawing of the graph show every input of the forward pass, as PyTorch's
@@ -148,8 +161,9 @@ class Node:
         """One ``(node, input_nr)`` pair per input PyTorch lists for this operation;
         ``(None, 0)`` where no gradient flows."""
         edges = {slot[0]: (slot[1], slot[2]) for slot in self._slots}
-        return tuple(edges.get(index, _NO_EDGE)
-                     for index, listed in enumerate(self._listed) if listed)
+        return tuple(
+            edges.get(index, _NO_EDGE) for index, listed in enumerate(self._listed) if listed
+        )
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
@@ -220,7 +234,9 @@ class Node:
                     producer = _forward_name(tensor.grad_fn)
                 else:
                     producer = None
-                raise RuntimeError(_inplace_message(producer, value.shape, value.dtype, expected, counter[0]))
+                raise RuntimeError(
+                    _inplace_message(producer, value.shape, value.dtype, expected, counter[0])
+                )
 
     def _release(self) -> None:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
@@ -237,7 +253,7 @@ class Node:
         return meta
 
     # -- hooks ------------------------------------------------------------------
-    def register_hook(self, fn: Callable) -> "_RemovableHandle":
+    def register_hook(self, fn: Callable) -> _RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return
         new ``grad_inputs``."""
         if self._post_hooks is None:
@@ -246,7 +262,7 @@ class Node:
         self._post_hooks.append(fn)
         return _RemovableHandle(self._post_hooks, fn)
 
-    def register_prehook(self, fn: Callable) -> "_RemovableHandle":
+    def register_prehook(self, fn: Callable) -> _RemovableHandle:
         """Call ``fn(grad_outputs)`` before this node runs; it may return new
         ``grad_outputs``."""
         if self._pre_hooks is None:
@@ -405,7 +421,7 @@ class Function:
         return None
 
     @classmethod
-    def apply(cls, *args: Any):
+    def apply(cls, *args: Any):  # noqa: C901 - to be split in the readable-core work (issue 10)
         """Run the operation on tensors (or numbers) and record it when needed."""
         record = False
         arrays = []

@@ -9,9 +9,10 @@
 For ``f(x) = (x + 1)²`` on a 5×5 input, J is 25×25 (reshaped to 5×5×5×5) and
 diagonal, and ``x.grad`` after ``f(x).backward(v)`` is exactly ``vjp(f, x, v)``.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..tensor import Tensor
 
@@ -23,8 +24,10 @@ def _as_tuple(value, what: str) -> tuple[tuple, bool]:
         return (value,), True
     if isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value):
         return tuple(value), False
-    raise TypeError(f"The {what} given to autogradkit.autograd.functional must be either a Tensor or "
-                    f"a tuple of Tensors but got {type(value).__name__}.")
+    raise TypeError(
+        f"The {what} given to autogradkit.autograd.functional must be either a Tensor or "
+        f"a tuple of Tensors but got {type(value).__name__}."
+    )
 
 
 def _prepare_inputs(inputs: tuple, create_graph: bool) -> tuple:
@@ -48,8 +51,9 @@ def _grad_or_zeros(outputs, inputs, grad_outputs, create_graph: bool, retain_gra
     if not outs or not needing:
         return tuple(zeros_like(x) for x in inputs)
     gos = [g for o, g in zip(outputs, grad_outputs) if o.requires_grad]
-    grads = grad(outs, needing, gos, retain_graph=retain_graph, create_graph=create_graph,
-                 allow_unused=True)
+    grads = grad(
+        outs, needing, gos, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True
+    )
     it = iter(grads)
     result = []
     for x in inputs:
@@ -104,7 +108,7 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     from ..autograd.grad_mode import enable_grad
     from . import grad
 
-    inputs_t, single = _as_tuple(inputs, "inputs")
+    inputs_t, _single = _as_tuple(inputs, "inputs")
     if v is None:
         if len(inputs_t) != 1 or inputs_t[0].numel() != 1:
             raise RuntimeError(
@@ -130,8 +134,13 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         vjps = _grad_or_zeros(outs_t, xs, dummies, create_graph=True, retain_graph=True)
         usable = [(g, vi) for g, vi in zip(vjps, vs) if g.requires_grad]
         if usable:
-            jv = grad([g for g, _ in usable], dummies, [vi for _, vi in usable],
-                      create_graph=create_graph, allow_unused=True)
+            jv = grad(
+                [g for g, _ in usable],
+                dummies,
+                [vi for _, vi in usable],
+                create_graph=create_graph,
+                allow_unused=True,
+            )
             jv = tuple(zeros_like(o) if g is None else g for o, g in zip(outs_t, jv))
         else:
             jv = tuple(zeros_like(o) for o in outs_t)
@@ -140,8 +149,14 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     return (outs[0] if single_out else outs), (jv[0] if single_out else jv)
 
 
-def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(
+    func: Callable,
+    inputs,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+):
     """The Jacobian of ``func`` at ``inputs``: for one input and one output, a
     tensor of shape ``output.shape + input.shape`` whose entry ``[i..., j...]`` is
     ∂outputᵢ/∂inputⱼ. For tuples, nested tuples ``J[i][j]`` (output i, input j).

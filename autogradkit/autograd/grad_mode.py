@@ -18,11 +18,13 @@ False
 >>> predict(torch.ones(3)).requires_grad
 False
 """
+
 from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
@@ -65,7 +67,7 @@ class _GradModeContext:
 
         return wrapper  # type: ignore[return-value]
 
-    def clone(self) -> "_GradModeContext":
+    def clone(self) -> _GradModeContext:
         return self.__class__()
 
 
@@ -111,7 +113,9 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
+            )
         super().__init__()
         self._mode = mode
         self._previous.append(_state.enabled)
@@ -136,5 +140,5 @@ class set_grad_enabled(_GradModeContext):
 
         return wrapper  # type: ignore[return-value]
 
-    def clone(self) -> "set_grad_enabled":
+    def clone(self) -> set_grad_enabled:
         return self.__class__(self._mode)

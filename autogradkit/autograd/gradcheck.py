@@ -12,9 +12,10 @@ differences.
 >>> torch.autograd.gradcheck(lambda t: t.exp() * t, (x,))
 True
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -77,8 +78,16 @@ def _analytic_jacobian(func, inputs, index: int) -> list[np.ndarray]:
     return result
 
 
-def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, **ignored) -> bool:
+def gradcheck(
+    func: Callable,
+    inputs,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **ignored,
+) -> bool:
     """Return True when ``func``'s backward agrees with finite differences at
     ``inputs`` (a tensor or a tuple of tensors; those with ``requires_grad=True``
     are checked).
@@ -91,8 +100,10 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
-                         "but none of them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of them have requires_grad=True."
+        )
     for i in checked:
         if inputs[i].dtype.name != "float64":
             import warnings
@@ -100,7 +111,10 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point. "
                 "This check will likely fail if all the inputs are not of double precision "
-                "floating point.", UserWarning, stacklevel=2)
+                "floating point.",
+                UserWarning,
+                stacklevel=2,
+            )
     for i in checked:
         numerical = _numerical_jacobian(func, inputs, i, eps)
         analytic = _analytic_jacobian(func, inputs, i)
@@ -115,9 +129,17 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     return True
 
 
-def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
-                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
-                  **ignored) -> bool:
+def gradgradcheck(
+    func: Callable,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **ignored,
+) -> bool:
     """Check second derivatives: gradcheck of the function that maps the inputs
     (and the output gradients) to the first derivatives computed with
     ``create_graph=True``."""
@@ -143,5 +165,11 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         return tuple(zeros_like(x) if g is None else g for x, g in zip(diff, grads))
 
     del differentiable
-    return gradcheck(first_derivatives, inputs + tuple(grad_outputs), eps=eps, atol=atol,
-                     rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(
+        first_derivatives,
+        inputs + tuple(grad_outputs),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

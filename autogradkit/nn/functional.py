@@ -5,6 +5,7 @@
 >>> torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor([0.0, 1.0]))
 tensor(0.4100, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
 """
+
 from __future__ import annotations
 
 import warnings
@@ -17,8 +18,14 @@ from ..ops.arithmetic import broadcast_error
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..tensor import Tensor
 
-__all__ = ["binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss",
-           "sigmoid", "relu", "tanh"]
+__all__ = [
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy",
+    "mse_loss",
+    "sigmoid",
+    "relu",
+    "tanh",
+]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -139,7 +146,11 @@ class BinaryCrossEntropy(Function):
         grad_p = None
         if ctx.needs_input_grad[0]:
             variance = (1 - p) * p
-            variance = variance.clamp(min=eps) if isinstance(variance, Tensor) else np.maximum(variance, eps)
+            variance = (
+                variance.clamp(min=eps)
+                if isinstance(variance, Tensor)
+                else np.maximum(variance, eps)
+            )
             grad_p = (p - y) / variance * scale
         grad_y = None
         if ctx.needs_input_grad[1]:
@@ -163,15 +174,22 @@ class MseLoss(Function):
     def backward(ctx, grad_output):
         x, y = ctx.saved_tensors
         grad = 2 * (x - y) * _reduction_scale(grad_output, ctx.reduction, ctx.count)
-        return (grad if ctx.needs_input_grad[0] else None,
-                -grad if ctx.needs_input_grad[1] else None, None)
+        return (
+            grad if ctx.needs_input_grad[0] else None,
+            -grad if ctx.needs_input_grad[1] else None,
+            None,
+        )
 
 
 def _check_loss_args(name: str, input, target, reduction: str) -> None:
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
     if not isinstance(target, Tensor):
-        raise TypeError(f"{name}(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'target' (position 2) must be Tensor, not {type(target).__name__}"
+        )
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if input._data.dtype.kind != "f" or target._data.dtype.kind != "f":
@@ -191,9 +209,15 @@ def _check_constant(name: str, **arguments) -> None:
             )
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     size_average=None, reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """Binary cross-entropy between ``sigmoid(input)`` and ``target``, computed
     stably from the logits ``input``.
 
@@ -212,8 +236,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     _check_loss_args("binary_cross_entropy_with_logits", input, target, reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(
-            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
-            .replace("autogradkit.Size", "torch.Size")
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})".replace(
+                "autogradkit.Size", "torch.Size"
+            )
         )
     # weight and pos_weight are constants of the loss, not inputs of the graph: PyTorch's
     # node lists only (input, target) in next_functions, so pass their arrays.
@@ -223,23 +248,31 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return BinaryCrossEntropyWithLogits.apply(input, target, weight_data, pos_data, reduction)
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target``."""
     _check_loss_args("binary_cross_entropy", input, target, reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size."
-            .replace("autogradkit.Size", "torch.Size")
+            f"({input.shape}) is deprecated. Please ensure they have the same size.".replace(
+                "autogradkit.Size", "torch.Size"
+            )
         )
     weight_data = weight._data if isinstance(weight, Tensor) else weight  # a constant (see above)
     _check_constant("binary_cross_entropy", weight=weight)
     return BinaryCrossEntropy.apply(input, target, weight_data, reduction)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean") -> Tensor:
+def mse_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """Mean squared error ``mean((input - target)²)``."""
     _check_loss_args("mse_loss", input, target, reduction)
     if target._data.shape != input._data.shape:
@@ -247,7 +280,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.".replace("autogradkit.Size", "torch.Size"),
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
         try:
             shape = np.broadcast_shapes(input._data.shape, target._data.shape)

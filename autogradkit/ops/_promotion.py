@@ -6,11 +6,17 @@ in PyTorch (a Python float takes the *default* dtype) and float64 in NumPy, and 
 dimensioned tensors outrank 0-d tensors, which outrank Python numbers, unless a
 lower-ranked operand belongs to a higher category (bool < integer < floating).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-_RANK = {np.dtype(np.bool_): 0, np.dtype(np.int64): 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
+_RANK = {
+    np.dtype(np.bool_): 0,
+    np.dtype(np.int64): 1,
+    np.dtype(np.float32): 2,
+    np.dtype(np.float64): 3,
+}
 _BY_RANK = {rank: dt for dt, rank in _RANK.items()}
 _FLOAT32 = np.dtype(np.float32)
 
@@ -63,9 +69,8 @@ def promote(x, y):
         if type(y) is np.ndarray:
             if x.dtype == y.dtype:
                 return x, y
-        elif type(y) is float or type(y) is int:
-            if x.dtype.kind == "f":
-                return x, y
+        elif (type(y) is float or type(y) is int) and x.dtype.kind == "f":
+            return x, y
     elif type(y) is np.ndarray and (type(x) is float or type(x) is int) and y.dtype.kind == "f":
         return x, y
     target = result_dtype(x, y)

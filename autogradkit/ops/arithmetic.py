@@ -4,6 +4,7 @@ Each class states its derivative in its docstring. Broadcasting needs no care
 here: when ``x`` of shape (3,) was added to ``y`` of shape (2, 3), ``backward``
 returns a (2, 3) gradient for ``x`` too and the base class sums it back to (3,).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -4,6 +4,7 @@ PyTorch does, so the graph shows the same nodes: ``DotBackward0`` (vector·vecto
 tutorial's vector·matrix an unsqueeze, an ``MmBackward0`` and a
 ``SqueezeBackward4``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,8 +43,9 @@ class Mm(Function):
         if a.dtype != b.dtype:
             _raise_dtype_mismatch(a, b)
         # Each operand is needed only for the other's gradient.
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                              b if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+        )
         return a.dot(b)
 
     @staticmethod
@@ -64,10 +66,13 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         if a.dtype != b.dtype:  # PyTorch's bmm words it this way
-            raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
+            raise RuntimeError(
+                f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}"
+            )
         # Each operand is needed only for the other's gradient.
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                              b if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
+        )
         return a @ b
 
     @staticmethod
@@ -92,8 +97,9 @@ class Mv(Function):
             )
         if a.dtype != v.dtype:
             _raise_dtype_mismatch(a, v)
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None,
-                              v if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(
+            a if ctx.needs_input_grad[1] else None, v if ctx.needs_input_grad[0] else None
+        )
         return a @ v
 
     @staticmethod
@@ -114,15 +120,17 @@ class Dot(Function):
     def forward(ctx, x, y):
         if x.shape != y.shape:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-                "of elements, but got {} and {} elements respectively".format(
-                    x.shape[0], y.shape[0], x.shape[0], y.shape[0])
+                f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same number "
+                f"of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
             )
         if x.dtype != y.dtype:  # PyTorch's dot words it this way
-            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{scalar_type_name(x.dtype)} and {scalar_type_name(y.dtype)}")
-        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
-                              y if ctx.needs_input_grad[0] else None)
+            raise RuntimeError(
+                f"dot : expected both vectors to have same dtype, but found "
+                f"{scalar_type_name(x.dtype)} and {scalar_type_name(y.dtype)}"
+            )
+        ctx.save_for_backward(
+            x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[0] else None
+        )
         return np.dot(x, y)
 
     # The product rule, exactly as for Mul: the 0-d gradient scales the other vector.
@@ -212,9 +220,12 @@ def _batched_shape_error(input: Tensor, other: Tensor) -> RuntimeError | None:
     if t1 is not None:
         rows = int(np.prod(t1[:-1]))
         if len(t2) == 2:
-            return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{t1[-1]} and "
-                                f"{t2[0]}x{t2[1]})")
-        return RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{t1[-1]}), vec ({t2[0]})")
+            return RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{t1[-1]} and {t2[0]}x{t2[1]})"
+            )
+        return RuntimeError(
+            f"size mismatch, got input ({rows}), mat ({rows}x{t1[-1]}), vec ({t2[0]})"
+        )
     x_batch = a_shape[:-2]
     y_batch = b_shape[:-2]
     try:
@@ -222,8 +233,10 @@ def _batched_shape_error(input: Tensor, other: Tensor) -> RuntimeError | None:
     except ValueError:
         return broadcast_error(np.broadcast_to(0, x_batch), np.broadcast_to(0, y_batch))
     n = int(np.prod(batch))
-    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                        f"[{n}, {inner_a}] but got: [{n}, {inner_b}].")
+    return RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: "
+        f"[{n}, {inner_a}] but got: [{n}, {inner_b}]."
+    )
 
 
 def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -265,18 +278,14 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix times vector."""
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
-        )
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return Mv.apply(input, vec)
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """Inner product of two vectors."""
     if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     return Dot.apply(input, other)
 
 
@@ -292,11 +301,15 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
             [  2.,  20., 200.]])
     """
     # PyTorch calls the first argument `input` in its signature, `self` in the shape check.
-    for argument, checked_as, position, value in (("input", "self", 1, input), ("vec2", "vec2", 2, vec2)):
+    for argument, checked_as, position, value in (
+        ("input", "self", 1, input),
+        ("vec2", "vec2", 2, vec2),
+    ):
         if not isinstance(value, Tensor):
-            raise TypeError(f"outer(): argument '{argument}' (position {position}) "
-                            f"must be Tensor, not {type(value).__name__}")
+            raise TypeError(
+                f"outer(): argument '{argument}' (position {position}) "
+                f"must be Tensor, not {type(value).__name__}"
+            )
         if value.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {checked_as}, but got {value.ndim}-D")
     return input.reshape(input.shape[0], 1) * vec2
-

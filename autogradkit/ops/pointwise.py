@@ -4,6 +4,7 @@ Where the derivative is a step function (``relu``, ``abs``, ``clamp``), backward
 multiplies by a mask computed in forward; a mask is a constant, so the same line is
 right for higher derivatives too.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -293,7 +294,9 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         return ClampTensor.apply(input, _bound(min), _bound(max))
     for name, bound in (("min", min), ("max", max)):
         if bound is not None and not isinstance(bound, (int, float, np.number)):
-            raise TypeError(f"clamp(): argument '{name}' must be a number or a Tensor, not {type(bound).__name__}")
+            raise TypeError(
+                f"clamp(): argument '{name}' must be a number or a Tensor, not {type(bound).__name__}"
+            )
     return Clamp.apply(input, min, max)
 
 

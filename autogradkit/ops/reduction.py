@@ -5,6 +5,7 @@ Backward of a reduction spreads the gradient back over the elements that were
 reduced: ``np.broadcast_to`` does the spreading, after ``keepdim``-style reshaping
 puts the reduced axes back as size-1 axes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -114,7 +115,9 @@ def _resolve(dim, keepdim, axis, keepdims):
     return dim, bool(keepdim)
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+def sum(
+    input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None
+) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints).
 
     >>> import autogradkit as torch
@@ -135,7 +138,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None
     return SumDim.apply(input, _dims(dim, input.ndim), keepdim)
 
 
-def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+def mean(
+    input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None
+) -> Tensor:
     """Mean of all elements, or over ``dim``.
 
     Raises
@@ -181,11 +186,14 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     data = input._data
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(data), dtype=np.int64))
-    return Tensor._make(np.argmax(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64))
+    return Tensor._make(
+        np.argmax(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64)
+    )
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """Whether ``|input − other| ≤ atol + rtol·|other|`` holds everywhere
     (after broadcasting). Both must have the same dtype, as in PyTorch.
 
@@ -197,8 +205,10 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     """
     for name, position, value in (("input", 1, input), ("other", 2, other)):
         if not isinstance(value, Tensor):
-            raise TypeError(f"allclose(): argument '{name}' (position {position}) must be Tensor, "
-                            f"not {type(value).__name__}")
+            raise TypeError(
+                f"allclose(): argument '{name}' (position {position}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )
     a, b = input.detach().numpy(), other.detach().numpy()
     if a.dtype != b.dtype:
         raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
@@ -207,4 +217,3 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     except ValueError:
         raise broadcast_error(a, b) from None
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
-

@@ -5,6 +5,7 @@ Their backward formulas move the gradient back the same way: a reshape is undone
 by a reshape, a transpose by the same transpose, an index by scattering the
 gradient into zeros at the indexed places.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -17,8 +18,21 @@ from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = [
-    "reshape", "view", "flatten", "t", "numpy_T", "transpose", "permute", "unsqueeze",
-    "squeeze", "expand", "clone", "getitem", "stack", "cat", "to_dtype",
+    "reshape",
+    "view",
+    "flatten",
+    "t",
+    "numpy_T",
+    "transpose",
+    "permute",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "clone",
+    "getitem",
+    "stack",
+    "cat",
+    "to_dtype",
 ]
 
 
@@ -28,7 +42,9 @@ def _shape_arg(shape: tuple) -> tuple:
         shape = tuple(shape[0])
     for n in shape:
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-            raise TypeError(f"shape must be a sequence of ints, got {type(n).__name__} in {shape!r}")
+            raise TypeError(
+                f"shape must be a sequence of ints, got {type(n).__name__} in {shape!r}"
+            )
     return tuple(int(n) for n in shape)
 
 
@@ -347,6 +363,7 @@ class Cat(Function):
 
 # -- public functions -----------------------------------------------------------------
 
+
 def reshape(input: Tensor, *shape) -> Tensor:
     """The same elements in a new shape (one dimension may be -1: inferred)."""
     shape = _infer_shape(_shape_arg(shape), input._data.size)
@@ -368,8 +385,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
         return input
-    merged = int(np.prod(shape[start:end + 1]))
-    return reshape(input, *shape[:start], merged, *shape[end + 1:])
+    merged = int(np.prod(shape[start : end + 1]))
+    return reshape(input, *shape[:start], merged, *shape[end + 1 :])
 
 
 def t(input: Tensor) -> Tensor:
@@ -382,14 +399,20 @@ def t(input: Tensor) -> Tensor:
 def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: all dimensions reversed (PyTorch records a permute)."""
     if input.ndim == 0:
-        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases.", UserWarning, stacklevel=3)
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=3,
+        )
     elif input.ndim != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
-            "reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+            "reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=3,
+        )
     return Permute.apply(input, tuple(range(input.ndim - 1, -1, -1)))
 
 
@@ -406,7 +429,9 @@ def permute(input: Tensor, *dims) -> Tensor:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
-            f"equal to len(dims) = {len(dims)}" if len(dims) != input.ndim else "permute(): duplicate dims are not allowed."
+            f"equal to len(dims) = {len(dims)}"
+            if len(dims) != input.ndim
+            else "permute(): duplicate dims are not allowed."
         )
     return Permute.apply(input, dims)
 
@@ -472,9 +497,7 @@ def normalize_key(key):
     for p in parts:
         if isinstance(p, Tensor):
             if p._data.dtype.kind == "f":
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors"
-                )
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(p._data)
         elif isinstance(p, (list, np.ndarray)):
             array = np.asarray(p)
@@ -519,15 +542,20 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     and the advanced index it applies to the result."""
     parts = key if isinstance(key, tuple) else (key,)
     # A 0-d integer tensor indexes like an int (x[torch.tensor(1)] is a select).
-    parts = tuple(int(p) if isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype.kind in "iu" else p
-                  for p in parts)
-    consumed = builtins.sum(p.ndim if isinstance(p, np.ndarray) and p.dtype.kind == "b" else 1
-                            for p in parts if p is not None and p is not Ellipsis)
+    parts = tuple(
+        int(p) if isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype.kind in "iu" else p
+        for p in parts
+    )
+    consumed = builtins.sum(
+        p.ndim if isinstance(p, np.ndarray) and p.dtype.kind == "b" else 1
+        for p in parts
+        if p is not None and p is not Ellipsis
+    )
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if builtins.any(p is Ellipsis for p in parts):
         at = next(i for i, p in enumerate(parts) if p is Ellipsis)
-        parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1:]
+        parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1 :]
     basic, advanced = [], []
     for p in parts:
         if isinstance(p, np.ndarray):
@@ -541,7 +569,7 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     return basic, advanced
 
 
-def getitem(input: Tensor, key) -> Tensor:
+def getitem(input: Tensor, key) -> Tensor:  # noqa: C901 - to be split in the readable-core work (issue 10)
     """``input[key]``, recorded the way PyTorch records it: an integer is a
     ``SelectBackward0``, a slice a ``SliceBackward0``, ``None`` an unsqueeze, and
     tensors or lists of indices one ``IndexBackward0``."""
@@ -570,7 +598,7 @@ def getitem(input: Tensor, key) -> Tensor:
         raise IndexError(f"too many indices for tensor of dimension {data.ndim}")
     if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
         at = next(i for i, p in enumerate(parts) if p is Ellipsis)
-        parts = parts[:at] + (slice(None),) * (data.ndim - specified) + parts[at + 1:]
+        parts = parts[:at] + (slice(None),) * (data.ndim - specified) + parts[at + 1 :]
     # Apply the parts one dimension at a time, as PyTorch does, so the graph shows
     # one node per non-trivial index.
     result, dim = input, 0
@@ -608,16 +636,20 @@ def getitem(input: Tensor, key) -> Tensor:
 
 def _tensors_arg(tensors, name: str) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
-                        f"not {type(tensors).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
+            f"not {type(tensors).__name__}"
+        )
     if not tensors:
         if name == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
         raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
     for i, t_ in enumerate(tensors):
         if not isinstance(t_, Tensor):
-            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t_).__name__}")
+            raise TypeError(
+                f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                f"{type(t_).__name__}"
+            )
     return list(tensors)
 
 

@@ -6,6 +6,7 @@
 
 Loading this module does not load matplotlib; the plotting functions do, on first use.
 """
+
 from __future__ import annotations
 
 from .graph import GraphDrawing, draw_graph

@@ -1,20 +1,38 @@
 """One look for every gradient picture: the SVG drawings, the stepper's plot area
 and the matplotlib plots choose the same kind of chart for a shape and colour
 values with the same diverging scale, centred at zero (blue < 0 < red)."""
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DIVERGING_CMAP", "display_kind", "symmetric_limit", "diverging_rgb", "format_value",
-           "as_matrix", "text_colour"]
+__all__ = [
+    "DIVERGING_CMAP",
+    "display_kind",
+    "symmetric_limit",
+    "diverging_rgb",
+    "format_value",
+    "as_matrix",
+    "text_colour",
+]
 
 # matplotlib's name for the scale; _DIVERGING_ANCHORS samples it at 9 even points, so
 # the pictures drawn without matplotlib use the same colours.
 DIVERGING_CMAP = "RdBu_r"
-_DIVERGING_ANCHORS = np.array([
-    (5, 48, 97), (41, 113, 177), (107, 172, 208), (194, 221, 235), (247, 246, 246),
-    (250, 204, 180), (228, 128, 101), (185, 39, 50), (103, 0, 31),
-], dtype=float)
+_DIVERGING_ANCHORS = np.array(
+    [
+        (5, 48, 97),
+        (41, 113, 177),
+        (107, 172, 208),
+        (194, 221, 235),
+        (247, 246, 246),
+        (250, 204, 180),
+        (228, 128, 101),
+        (185, 39, 50),
+        (103, 0, 31),
+    ],
+    dtype=float,
+)
 
 # Annotate each cell or bar with its number up to this many elements.
 ANNOTATE_UP_TO = 36

@@ -15,12 +15,14 @@ Three steps, each a function a learner can read on its own:
    backward stepper adds ``current`` and ``done``, and ``carried`` on edges that
    have carried a gradient.
 """
+
 from __future__ import annotations
 
+import itertools
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from html import escape
-from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -28,8 +30,17 @@ from ..autograd.function import AccumulateGrad, Node
 from ..tensor import Tensor
 from ._style import format_value
 
-__all__ = ["draw_graph", "GraphDrawing", "build_graph", "layout", "render_svg", "Graph",
-           "GraphNode", "GraphEdge", "caller_tensor_names"]
+__all__ = [
+    "draw_graph",
+    "GraphDrawing",
+    "build_graph",
+    "layout",
+    "render_svg",
+    "Graph",
+    "GraphNode",
+    "GraphEdge",
+    "caller_tensor_names",
+]
 
 # Values are printed inside a node up to this many elements.
 SHOW_VALUES_UP_TO = 6
@@ -45,9 +56,15 @@ class GraphNode:
     tensor ``backward`` starts from). ``label`` is unique within a graph.
     """
 
-    def __init__(self, kind: str, label: str, tensor: Tensor | None = None,
-                 autograd_node: Node | None = None, shape: tuple | None = None,
-                 output_name: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        label: str,
+        tensor: Tensor | None = None,
+        autograd_node: Node | None = None,
+        shape: tuple | None = None,
+        output_name: str | None = None,
+    ) -> None:
         self.kind = kind
         self.label = label
         self.tensor = tensor
@@ -136,8 +153,11 @@ def _tensors(roots) -> list[Tensor]:
     return roots
 
 
-def build_graph(roots: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] | None = None,
-                variables: Mapping[str, Tensor] | None = None) -> Graph:
+def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 12)
+    roots: Tensor | Iterable[Tensor],
+    params: Mapping[str, Tensor] | None = None,
+    variables: Mapping[str, Tensor] | None = None,
+) -> Graph:
     """Collect the boxes and arrows of the graph that ends in ``roots``.
 
     Tensors are named from ``params`` (``{"w": w, "b": b}``) first, then from
@@ -170,8 +190,12 @@ def build_graph(roots: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] |
     def tensor_box(kind: str, tensor: Tensor, fallback: str) -> GraphNode:
         box = boxes_by_tensor.get(id(tensor))
         if box is None:
-            box = GraphNode(kind, unique(tensor_names.get(id(tensor), fallback)), tensor,
-                            shape=tuple(tensor.shape))
+            box = GraphNode(
+                kind,
+                unique(tensor_names.get(id(tensor), fallback)),
+                tensor,
+                shape=tuple(tensor.shape),
+            )
             boxes_by_tensor[id(tensor)] = box
             graph.nodes.append(box)
         return box
@@ -195,8 +219,13 @@ def build_graph(roots: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] |
     ops.sort(key=lambda n: n._sequence_nr)
     shapes = _output_shapes(ops, roots)
     for op in ops:
-        box = GraphNode("op", unique(op.name()), autograd_node=op, shape=shapes.get(op),
-                        output_name=op_names.get(op))
+        box = GraphNode(
+            "op",
+            unique(op.name()),
+            autograd_node=op,
+            shape=shapes.get(op),
+            output_name=op_names.get(op),
+        )
         graph.box_of[op] = box
         graph.nodes.append(box)
 
@@ -222,8 +251,12 @@ def build_graph(roots: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] |
 
     for position, root in enumerate(roots):
         if root.grad_fn is not None:
-            output = GraphNode("output", unique(tensor_names.get(id(root), "output")), root,
-                               shape=tuple(root.shape))
+            output = GraphNode(
+                "output",
+                unique(tensor_names.get(id(root), "output")),
+                root,
+                shape=tuple(root.shape),
+            )
             graph.nodes.append(output)
             connect(graph.box_of[root.grad_fn], output)
             graph.box_of[root.grad_fn].output_name = None  # the output box shows the name
@@ -259,7 +292,7 @@ def _output_shapes(ops: list[Node], roots: list[Tensor]) -> dict[Node, tuple]:
 
 
 # -- 2. Where to draw it ---------------------------------------------------------------
-CHAR_WIDTH = 7.4      # px per character of the 12px monospace font (a little to spare)
+CHAR_WIDTH = 7.4  # px per character of the 12px monospace font (a little to spare)
 LINE_HEIGHT = 15.0
 PADDING = 8.0
 COLUMN_GAP = 46.0
@@ -303,7 +336,7 @@ def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> 
             left[waypoint], right[waypoint] = [], []
             columns[waypoint.layer].append(waypoint)
         path = [edge.source, *chain, edge.target]
-        for before, after in zip(path, path[1:]):
+        for before, after in itertools.pairwise(path):
             right[before].append(after)
             left[after].append(before)
 
@@ -378,7 +411,7 @@ def _crossings(columns: list[list], left) -> int:
     for column in columns[1:]:
         pairs = [(source.order, target.order) for target in column for source in left[target]]
         for i, (a, b) in enumerate(pairs):
-            for c, d in pairs[i + 1:]:
+            for c, d in pairs[i + 1 :]:
                 if (a - c) * (b - d) < 0:
                     total += 1
     return total
@@ -404,8 +437,11 @@ def _place(columns: list[list], left, right, rounds: int = 4) -> None:
             wanted = []
             for node in column:
                 neighbours = left[node] + right[node]
-                centre = (sum(n.y + n.height / 2 for n in neighbours) / len(neighbours)
-                          if neighbours else node.y + node.height / 2)
+                centre = (
+                    sum(n.y + n.height / 2 for n in neighbours) / len(neighbours)
+                    if neighbours
+                    else node.y + node.height / 2
+                )
                 wanted.append(centre - node.height / 2)
             _spread(column, wanted)
     top = min((n.y for column in columns for n in column), default=MARGIN)
@@ -507,9 +543,12 @@ def _tooltip(node: GraphNode) -> str:
     return "\n".join(parts)
 
 
-def render_svg(graph: Graph, lines: Mapping[GraphNode, list[str]],
-               node_classes: Mapping[GraphNode, str] | None = None,
-               edge_classes: Mapping[GraphEdge, str] | None = None) -> str:
+def render_svg(
+    graph: Graph,
+    lines: Mapping[GraphNode, list[str]],
+    node_classes: Mapping[GraphNode, str] | None = None,
+    edge_classes: Mapping[GraphEdge, str] | None = None,
+) -> str:
     """The SVG text of a laid-out graph. Extra classes per node and edge (the
     stepper's ``current``, ``done``, ``carried``) come from the two mappings."""
     node_classes = node_classes or {}
@@ -544,8 +583,10 @@ def render_svg(graph: Graph, lines: Mapping[GraphNode, list[str]],
         )
         for row, line in enumerate(text):
             css = ' class="title"' if row == 0 else ""
-            out.append(f'<text x="{PADDING:.0f}" y="{PADDING / 2 + LINE_HEIGHT * (row + 0.8):.1f}"'
-                       f"{css}>{escape(line)}</text>")
+            out.append(
+                f'<text x="{PADDING:.0f}" y="{PADDING / 2 + LINE_HEIGHT * (row + 0.8):.1f}"'
+                f"{css}>{escape(line)}</text>"
+            )
         out.append("</g>")
     out.append("</g></svg>")
     return "".join(out)
@@ -553,14 +594,19 @@ def render_svg(graph: Graph, lines: Mapping[GraphNode, list[str]],
 
 def _edge_shape(edge: GraphEdge) -> str:
     source, target = edge.source, edge.target
-    points = [(source.x + source.width, source.y + source.height / 2), *edge.points,
-              (target.x - 6, target.y + target.height / 2)]
+    points = [
+        (source.x + source.width, source.y + source.height / 2),
+        *edge.points,
+        (target.x - 6, target.y + target.height / 2),
+    ]
     d = f"M{points[0][0]:.1f},{points[0][1]:.1f}"
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         middle = (x0 + x1) / 2
         d += f" C{middle:.1f},{y0:.1f} {middle:.1f},{y1:.1f} {x1:.1f},{y1:.1f}"
     tip_x, tip_y = target.x, target.y + target.height / 2
-    arrow = f"{tip_x - 7:.1f},{tip_y - 4:.1f} {tip_x:.1f},{tip_y:.1f} {tip_x - 7:.1f},{tip_y + 4:.1f}"
+    arrow = (
+        f"{tip_x - 7:.1f},{tip_y - 4:.1f} {tip_x:.1f},{tip_y:.1f} {tip_x - 7:.1f},{tip_y + 4:.1f}"
+    )
     return f'<path d="{d} L{tip_x - 6:.1f},{tip_y:.1f}"/><polygon points="{arrow}"/>'
 
 
@@ -599,8 +645,12 @@ class GraphDrawing:
             file.write(self.svg)
 
 
-def draw_graph(root: Tensor | Iterable[Tensor], params: Mapping[str, Tensor] | None = None, *,
-               show_saved: bool = False) -> GraphDrawing:
+def draw_graph(
+    root: Tensor | Iterable[Tensor],
+    params: Mapping[str, Tensor] | None = None,
+    *,
+    show_saved: bool = False,
+) -> GraphDrawing:
     """Draw the computational graph that ends in ``root``.
 
     Parameters

@@ -9,6 +9,7 @@ white at 0, so the sign of every entry can be read at a glance.
 matplotlib is imported inside the functions, so ``import autogradkit.viz`` stays
 light; the first plot loads it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -106,8 +107,9 @@ def plot_grad(tensor: Tensor | np.ndarray, name: str | None = None, ax: Axes | N
     return ax
 
 
-def plot_grads(tensors: Mapping[str, Tensor | np.ndarray] | Iterable[tuple[str, Tensor | np.ndarray]]
-               ) -> tuple[Figure, list[Axes]]:
+def plot_grads(
+    tensors: Mapping[str, Tensor | np.ndarray] | Iterable[tuple[str, Tensor | np.ndarray]],
+) -> tuple[Figure, list[Axes]]:
     """Plot several gradients side by side, one chart each (see :func:`plot_grad`).
 
     Parameters
@@ -147,14 +149,22 @@ def plot_grads(tensors: Mapping[str, Tensor | np.ndarray] | Iterable[tuple[str, 
     >>> import matplotlib.pyplot as plt
     >>> plt.close(fig)
     """
-    charts = [_gradient_to_plot(tensor, name, "plot_grads()") for name, tensor in _named_entries(tensors)]
+    charts = [
+        _gradient_to_plot(tensor, name, "plot_grads()") for name, tensor in _named_entries(tensors)
+    ]
 
     import matplotlib.pyplot as plt
 
     sizes = [_figure_size(values) for values, _ in charts]
     figsize = (sum(width for width, _ in sizes), max(height for _, height in sizes))
-    fig, axes = plt.subplots(1, len(charts), figsize=figsize, layout="constrained", squeeze=False,
-                             width_ratios=[width for width, _ in sizes])
+    fig, axes = plt.subplots(
+        1,
+        len(charts),
+        figsize=figsize,
+        layout="constrained",
+        squeeze=False,
+        width_ratios=[width for width, _ in sizes],
+    )
     axes = list(axes[0])
     for ax, (values, label) in zip(axes, charts):
         _draw(ax, values, label)
@@ -202,31 +212,41 @@ def _gradient_to_plot(tensor: Any, name: Any, caller: str) -> tuple[np.ndarray, 
 def _real_numbers(values: np.ndarray | np.generic, caller: str) -> np.ndarray:
     values = np.asarray(values)
     if values.dtype.kind not in "biuf":
-        raise TypeError(f"{caller}: can only plot real numbers, got an array of dtype {values.dtype}")
+        raise TypeError(
+            f"{caller}: can only plot real numbers, got an array of dtype {values.dtype}"
+        )
     return np.asarray(values, dtype=float)
 
 
 def _named_entries(tensors: Any) -> list[tuple[str, Any]]:
     if isinstance(tensors, (Tensor, np.ndarray)):
-        raise TypeError("plot_grads() takes several named tensors, e.g. plot_grads({'w': w, 'b': b}); "
-                        "for one tensor use plot_grad(w, name='w')")
+        raise TypeError(
+            "plot_grads() takes several named tensors, e.g. plot_grads({'w': w, 'b': b}); "
+            "for one tensor use plot_grad(w, name='w')"
+        )
     if isinstance(tensors, Mapping):
         entries = list(tensors.items())
     elif isinstance(tensors, Iterable) and not isinstance(tensors, (str, bytes)):
         entries = list(tensors)
         for entry in entries:
             if not (isinstance(entry, tuple) and len(entry) == 2):
-                raise TypeError("plot_grads() takes a dict {'w': w, 'b': b} or (name, tensor) pairs, "
-                                f"but one entry is {type(entry).__name__} {entry!r:.40}")
+                raise TypeError(
+                    "plot_grads() takes a dict {'w': w, 'b': b} or (name, tensor) pairs, "
+                    f"but one entry is {type(entry).__name__} {entry!r:.40}"
+                )
     else:
-        raise TypeError("plot_grads() takes a dict {'w': w, 'b': b} or (name, tensor) pairs, "
-                        f"not {type(tensors).__name__}")
+        raise TypeError(
+            "plot_grads() takes a dict {'w': w, 'b': b} or (name, tensor) pairs, "
+            f"not {type(tensors).__name__}"
+        )
     if not entries:
         raise ValueError("plot_grads() got nothing to plot; pass e.g. {'w': w, 'b': b}")
     for name, _ in entries:
         if not isinstance(name, str):
-            raise TypeError(f"plot_grads(): names must be str such as 'w', got {type(name).__name__} "
-                            f"{name!r:.40}")
+            raise TypeError(
+                f"plot_grads(): names must be str such as 'w', got {type(name).__name__} "
+                f"{name!r:.40}"
+            )
     return entries
 
 
@@ -234,9 +254,14 @@ def _check_axes(ax: Any) -> None:
     from matplotlib.axes import Axes
 
     if not isinstance(ax, Axes):
-        hint = " (plt.subplots gave several; pick one, e.g. ax=axes[0])" \
-            if isinstance(ax, np.ndarray) else ""
-        raise TypeError(f"plot_grad(): ax must be one matplotlib Axes, got {type(ax).__name__}{hint}")
+        hint = (
+            " (plt.subplots gave several; pick one, e.g. ax=axes[0])"
+            if isinstance(ax, np.ndarray)
+            else ""
+        )
+        raise TypeError(
+            f"plot_grad(): ax must be one matplotlib Axes, got {type(ax).__name__}{hint}"
+        )
 
 
 # -- How to draw it ----------------------------------------------------------------------
@@ -253,7 +278,12 @@ def chart_kind(shape: tuple) -> str:
 
 def _draw(ax: Axes, values: np.ndarray, label: str) -> None:
     kind = chart_kind(values.shape)
-    draw = {"value": _draw_value, "bars": _draw_bars, "heatmap": _draw_heatmap, "empty": _draw_empty}[kind]
+    draw = {
+        "value": _draw_value,
+        "bars": _draw_bars,
+        "heatmap": _draw_heatmap,
+        "empty": _draw_empty,
+    }[kind]
     draw(ax, values)
     shape_text = "[" + ", ".join(str(n) for n in values.shape) + "]"
     ax.set_title(f"{label}  {shape_text}", fontfamily="monospace", fontweight="bold")
@@ -282,9 +312,17 @@ def _rgb_255(rgba) -> tuple[int, int, int]:
 def _draw_value(ax: Axes, values: np.ndarray) -> None:
     value = float(values.reshape(()))
     colour = _colours(values).reshape(4)
-    ax.text(0.5, 0.5, format_value(value), transform=ax.transAxes, ha="center", va="center",
-            fontsize=26, color=text_colour(_rgb_255(colour)),
-            bbox={"boxstyle": "round,pad=0.5", "facecolor": colour, "edgecolor": "#57606a"})
+    ax.text(
+        0.5,
+        0.5,
+        format_value(value),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=26,
+        color=text_colour(_rgb_255(colour)),
+        bbox={"boxstyle": "round,pad=0.5", "facecolor": colour, "edgecolor": "#57606a"},
+    )
     ax.set_axis_off()
 
 
@@ -303,9 +341,15 @@ def _draw_bars(ax: Axes, values: np.ndarray) -> None:
     if values.size <= ANNOTATE_UP_TO:
         for position, value, height in zip(positions, values, heights):
             above = height >= 0
-            ax.annotate(format_value(value), xy=(position, height), xytext=(0, 3 if above else -3),
-                        textcoords="offset points", ha="center", va="bottom" if above else "top",
-                        fontsize=8)
+            ax.annotate(
+                format_value(value),
+                xy=(position, height),
+                xytext=(0, 3 if above else -3),
+                textcoords="offset points",
+                ha="center",
+                va="bottom" if above else "top",
+                fontsize=8,
+            )
 
 
 def _draw_heatmap(ax: Axes, values: np.ndarray) -> None:
@@ -315,8 +359,9 @@ def _draw_heatmap(ax: Axes, values: np.ndarray) -> None:
     rows, columns = matrix.shape
     cmap, norm = _colour_scale(values)
     # Masked cells take the colormap's "bad" colour, so nan and inf show grey.
-    image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, norm=norm, aspect="auto",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(matrix), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest"
+    )
     ax.figure.colorbar(image, ax=ax)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if rows == 1:  # a long vector: there is no row index to show
@@ -329,12 +374,21 @@ def _draw_heatmap(ax: Axes, values: np.ndarray) -> None:
         cell_colours = _colours(matrix)
         for i in range(rows):
             for j in range(columns):
-                ax.text(j, i, format_value(matrix[i, j]), ha="center", va="center", fontsize=9,
-                        color=text_colour(_rgb_255(cell_colours[i, j])))
+                ax.text(
+                    j,
+                    i,
+                    format_value(matrix[i, j]),
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color=text_colour(_rgb_255(cell_colours[i, j])),
+                )
 
 
 def _draw_empty(ax: Axes, values: np.ndarray) -> None:
-    ax.text(0.5, 0.5, "no elements", transform=ax.transAxes, ha="center", va="center", color="#6e7781")
+    ax.text(
+        0.5, 0.5, "no elements", transform=ax.transAxes, ha="center", va="center", color="#6e7781"
+    )
     ax.set_axis_off()
 
 
@@ -351,5 +405,7 @@ def _figure_size(values: np.ndarray) -> tuple[float, float]:
     else:
         cell_width = cell_height = 0.25
     # About 1.6 inches for the colorbar and the axis labels.
-    return (float(np.clip(columns * cell_width + 1.6, 2.6, 10.0)),
-            float(np.clip(rows * cell_height + 1.0, 2.2, 7.0)))
+    return (
+        float(np.clip(columns * cell_width + 1.6, 2.6, 10.0)),
+        float(np.clip(rows * cell_height + 1.0, 2.2, 7.0)),
+    )

@@ -6,6 +6,7 @@
 
 Importing this module imports ipywidgets; ``import autogradkit`` alone does not.
 """
+
 from __future__ import annotations
 
 from .jacobian import JacobianExplorer

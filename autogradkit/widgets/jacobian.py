@@ -7,6 +7,7 @@ stores ``vᵀJ`` — a weighted sum of the rows of J, never J itself — in ``x.
 sliders, runs the real ``backward(v)`` after every change and compares its result
 with the product ``v @ J`` done by NumPy.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
@@ -106,7 +107,9 @@ class JacobianExplorer(widgets.VBox):
         self._syncing = False
 
         self._build_widgets()
-        super().__init__(children=[self.header, self.jacobian_view, self._controls, self.result_view])
+        super().__init__(
+            children=[self.header, self.jacobian_view, self._controls, self.result_view]
+        )
         self._update_or_raise()
 
     # -- the Python API -----------------------------------------------------------
@@ -131,8 +134,10 @@ class JacobianExplorer(widgets.VBox):
     def __repr__(self) -> str:
         rows, cols = self._J.shape
         verdict = "equal ✓" if self.equal else "differ ✗"
-        return (f"<JacobianExplorer: x {_shape(self._x)} → y {_shape(self._out)}, J is {rows}×{cols}; "
-                f"vᵀJ by backward and by v @ J {verdict}>")
+        return (
+            f"<JacobianExplorer: x {_shape(self._x)} → y {_shape(self._out)}, J is {rows}×{cols}; "
+            f"vᵀJ by backward and by v @ J {verdict}>"
+        )
 
     # -- the engine, run for real ---------------------------------------------------
     def _update(self) -> None:
@@ -140,7 +145,7 @@ class JacobianExplorer(widgets.VBox):
         try:
             backward = self._backward_of_v()
             self.error = None
-        except Exception as error:  # noqa: BLE001 — shown in the panel; the v setter re-raises it
+        except Exception as error:
             self.error = error  # e.g. a tensor func closed over was changed in place
             backward = np.full(self._x.shape, np.nan, dtype=self._J.dtype)
         self.vjp_backward = from_numpy(backward)
@@ -167,12 +172,20 @@ class JacobianExplorer(widgets.VBox):
     def jacobian_html(self) -> str:
         """J as a table: a row per output element, a column per input element."""
         titles = [[f"∂{row}/∂{col}" for col in self.input_labels] for row in self.output_labels]
-        table = _heat_table(self._J, symmetric_limit(self._J), titles,
-                            self.output_labels, self.input_labels, "agk-jacobian")
+        table = _heat_table(
+            self._J,
+            symmetric_limit(self._J),
+            titles,
+            self.output_labels,
+            self.input_labels,
+            "agk-jacobian",
+        )
         rows, cols = self._J.shape
-        return (f"<div><p><b>J</b>, {rows} × {cols}: one row per output element, one column per "
-                "input element; the cell in row y[i], column x[j] is ∂y[i]/∂x[j] (hover a cell "
-                f"to see its name).</p>{table}</div>")
+        return (
+            f"<div><p><b>J</b>, {rows} × {cols}: one row per output element, one column per "
+            "input element; the cell in row y[i], column x[j] is ∂y[i]/∂x[j] (hover a cell "
+            f"to see its name).</p>{table}</div>"
+        )
 
     def results_html(self) -> str:
         """v, the two products (on one colour scale) and whether they agree."""
@@ -180,15 +193,23 @@ class JacobianExplorer(widgets.VBox):
         limit = symmetric_limit(products)
         in_titles = _as_grid(np.array(self.input_labels, dtype=object), self._x.shape)
         out_titles = _as_grid(np.array(self.output_labels, dtype=object), self._out.shape)
-        verdict = ('<b class="agk-verdict" style="color:#1a7f37">equal ✓</b>' if self.equal else
-                   '<b class="agk-verdict" style="color:#d1242f">differ ✗</b>')
-        error = ("" if self.error is None else
-                 f'<p class="agk-error" style="color:#d1242f"><b>{type(self.error).__name__}:</b> '
-                 f"{escape(str(self.error))}</p>")
+        verdict = (
+            '<b class="agk-verdict" style="color:#1a7f37">equal ✓</b>'
+            if self.equal
+            else '<b class="agk-verdict" style="color:#d1242f">differ ✗</b>'
+        )
+        error = (
+            ""
+            if self.error is None
+            else f'<p class="agk-error" style="color:#d1242f"><b>{type(self.error).__name__}:</b> '
+            f"{escape(str(self.error))}</p>"
+        )
         return (
             f'<div class="agk-jacobian-results">{error}'
             f"<p><b>v</b> {_shape(self._out)}:</p>"
-            + _heat_table(_as_grid(self._v), symmetric_limit(self._v), out_titles, css_class="agk-v")
+            + _heat_table(
+                _as_grid(self._v), symmetric_limit(self._v), out_titles, css_class="agk-v"
+            )
             + f"<p>$v^\\top J$ by the engine: <code>out.backward(v)</code>, then <code>x.grad</code> "
             f"{_shape(self._x)}:</p>"
             + _heat_table(_as_grid(products[0]), limit, in_titles, css_class="agk-vjp-backward")
@@ -198,19 +219,23 @@ class JacobianExplorer(widgets.VBox):
         )
 
     def _header_html(self) -> str:
-        return ("<p>For <i>y</i> = f(<i>x</i>), <code>y.backward(v)</code> does not compute "
-                r"$J_{ij} = \partial y_i / \partial x_j$ but the vector-Jacobian product "
-                r"$(v^\top J)_j = \sum_i v_i \, \partial y_i / \partial x_j$ and stores it in "
-                "<code>x.grad</code>. Move the sliders to change <i>v</i>; set them all to 0 and one "
-                "to 1 to pick out one row of J.</p>")
+        return (
+            "<p>For <i>y</i> = f(<i>x</i>), <code>y.backward(v)</code> does not compute "
+            r"$J_{ij} = \partial y_i / \partial x_j$ but the vector-Jacobian product "
+            r"$(v^\top J)_j = \sum_i v_i \, \partial y_i / \partial x_j$ and stores it in "
+            "<code>x.grad</code>. Move the sliders to change <i>v</i>; set them all to 0 and one "
+            "to 1 to pick out one row of J.</p>"
+        )
 
     def static_html(self) -> str:
         """The explorer as plain HTML (no controls): J, v and both products."""
-        return (f'<div class="agk-jacobian-static"><p><i>{escape(repr(self))} — run the notebook '
-                "to move the sliders.</i></p>"
-                "<p><code>y.backward(v)</code> computes <i>v</i><sup>⊤</sup><i>J</i>, "
-                "not <i>J</i>.</p>"
-                f"{self.jacobian_html()}{self.results_html()}</div>")
+        return (
+            f'<div class="agk-jacobian-static"><p><i>{escape(repr(self))} — run the notebook '
+            "to move the sliders.</i></p>"
+            "<p><code>y.backward(v)</code> computes <i>v</i><sup>⊤</sup><i>J</i>, "
+            "not <i>J</i>.</p>"
+            f"{self.jacobian_html()}{self.results_html()}</div>"
+        )
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # Where no widget frontend runs (an HTML export, GitHub's preview) the
@@ -222,46 +247,77 @@ class JacobianExplorer(widgets.VBox):
 
     def _plain_text(self) -> str:
         def show(array):
-            return np.array2string(np.asarray(array), precision=4, suppress_small=True, threshold=40)
+            return np.array2string(
+                np.asarray(array), precision=4, suppress_small=True, threshold=40
+            )
 
-        return "\n".join([
-            repr(self),
-            f"J (flattened, {self._J.shape[0]}×{self._J.shape[1]}):", show(self._J),
-            f"v {_shape(self._out)}:", show(self._v),
-            "out.backward(v) → x.grad:", show(self.vjp_backward.numpy()),
-            "v.flatten() @ J:", show(self.vjp_explicit.numpy()),
-            "(display it in Jupyter with ipywidgets to move the sliders)",
-        ])
+        return "\n".join(
+            [
+                repr(self),
+                f"J (flattened, {self._J.shape[0]}×{self._J.shape[1]}):",
+                show(self._J),
+                f"v {_shape(self._out)}:",
+                show(self._v),
+                "out.backward(v) → x.grad:",
+                show(self.vjp_backward.numpy()),
+                "v.flatten() @ J:",
+                show(self.vjp_explicit.numpy()),
+                "(display it in Jupyter with ipywidgets to move the sliders)",
+            ]
+        )
 
     # -- the widgets -------------------------------------------------------------------
     def _build_widgets(self) -> None:
         self.header = widgets.HTMLMath(value=self._header_html())
-        self.jacobian_view = widgets.HTML(value=self.jacobian_html(),
-                                          layout=widgets.Layout(overflow="auto", max_height="420px"))
+        self.jacobian_view = widgets.HTML(
+            value=self.jacobian_html(), layout=widgets.Layout(overflow="auto", max_height="420px")
+        )
         self.result_view = widgets.HTMLMath()
-        self.ones_button = widgets.Button(description="all ones", tooltip="v = torch.ones_like(out)")
-        self.zeros_button = widgets.Button(description="all zeros", tooltip="v = torch.zeros_like(out)")
+        self.ones_button = widgets.Button(
+            description="all ones", tooltip="v = torch.ones_like(out)"
+        )
+        self.zeros_button = widgets.Button(
+            description="all zeros", tooltip="v = torch.zeros_like(out)"
+        )
         self.ones_button.on_click(lambda _: self._set_all(1.0))
         self.zeros_button.on_click(lambda _: self._set_all(0.0))
 
         many = self._v.size > MAX_SLIDERS
-        self.element = widgets.Dropdown(
-            options=[(label, i) for i, label in enumerate(self.output_labels)], value=0,
-            description="edit v at", layout=widgets.Layout(width="220px")) if many else None
+        self.element = (
+            widgets.Dropdown(
+                options=[(label, i) for i, label in enumerate(self.output_labels)],
+                value=0,
+                description="edit v at",
+                layout=widgets.Layout(width="220px"),
+            )
+            if many
+            else None
+        )
         labels = ["v at"] if many else self.output_labels
         # One layout and one style shared by all sliders: each widget costs ~1 ms to make.
         layout, style = widgets.Layout(width="250px"), widgets.SliderStyle(description_width="56px")
-        self.sliders = [widgets.FloatSlider(value=1.0, min=SLIDER_MIN, max=SLIDER_MAX, step=SLIDER_STEP,
-                                            description=label, style=style, layout=layout)
-                        for label in labels]
+        self.sliders = [
+            widgets.FloatSlider(
+                value=1.0,
+                min=SLIDER_MIN,
+                max=SLIDER_MAX,
+                step=SLIDER_STEP,
+                description=label,
+                style=style,
+                layout=layout,
+            )
+            for label in labels
+        ]
         for i, slider in enumerate(self.sliders):
             slider.observe(lambda change, i=i: self._on_slider(i, change["new"]), names="value")
         if self.element is not None:
             self.element.observe(lambda _: self._show_v_on_sliders(), names="value")
 
         buttons = [self.ones_button, self.zeros_button] + ([self.element] if many else [])
-        grid = widgets.GridBox(self.sliders, layout=widgets.Layout(
-            grid_template_columns="repeat(auto-fill, minmax(250px, 1fr))"))
+        grid = widgets.GridBox(
+            self.sliders,
+            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(250px, 1fr))"),
+        )
         self._controls = widgets.VBox([widgets.HBox(buttons), grid])
 
     def _on_slider(self, index: int, value: float) -> None:
@@ -298,11 +354,15 @@ def _private_leaf(inputs) -> Tensor:
             "concatenate them into one tensor and split it inside func"
         )
     if not isinstance(inputs, Tensor):
-        raise TypeError(f"inputs must be an autogradkit Tensor, got {type(inputs).__name__}: "
-                        "wrap the values with torch.tensor(...)")
+        raise TypeError(
+            f"inputs must be an autogradkit Tensor, got {type(inputs).__name__}: "
+            "wrap the values with torch.tensor(...)"
+        )
     if not inputs.is_floating_point():
-        raise TypeError(f"JacobianExplorer needs a floating-point input to differentiate, got dtype "
-                        f"{inputs.dtype}: convert it with inputs.float()")
+        raise TypeError(
+            f"JacobianExplorer needs a floating-point input to differentiate, got dtype "
+            f"{inputs.dtype}: convert it with inputs.float()"
+        )
     if inputs.numel() == 0:
         raise ValueError("the input has no elements, so its Jacobian has no columns")
     # A copy, not a view: J is computed once, so the point x must not move afterwards.
@@ -320,9 +380,11 @@ def _checked_output(func, x: Tensor) -> Tensor:
             hint = "compute it from x with autogradkit operations (not NumPy, not Python numbers)"
         raise TypeError(f"func must return an autogradkit Tensor, got {type(out).__name__}: {hint}")
     if not out.requires_grad:
-        raise ValueError("func(x) does not require grad, so backward has nothing to run: compute "
-                         "the output from x with autogradkit operations (not under torch.no_grad(), "
-                         "not through .detach(), .item() or .numpy())")
+        raise ValueError(
+            "func(x) does not require grad, so backward has nothing to run: compute "
+            "the output from x with autogradkit operations (not under torch.no_grad(), "
+            "not through .detach(), .item() or .numpy())"
+        )
     if out.numel() == 0:
         raise ValueError("func(x) has no elements, so its Jacobian has no rows")
     return out
@@ -331,8 +393,10 @@ def _checked_output(func, x: Tensor) -> Tensor:
 def _checked_vector(value, shape: tuple, dtype: np.dtype) -> np.ndarray:
     array = np.array(value.detach().numpy() if isinstance(value, Tensor) else value, dtype=dtype)
     if array.shape != shape:
-        raise ValueError(f"v must have the output's shape {list(shape)} (like torch.ones_like(out)), "
-                         f"got {list(array.shape)}")
+        raise ValueError(
+            f"v must have the output's shape {list(shape)} (like torch.ones_like(out)), "
+            f"got {list(array.shape)}"
+        )
     return array
 
 
@@ -369,7 +433,9 @@ def _requires_grad_switched_off(leaves: Sequence[Tensor]) -> Iterator[None]:
 
 def _labels(name: str, shape: tuple) -> list[str]:
     """``y[0,0]``, ``y[0,1]``, … in row-major order (``y`` alone for a 0-d tensor)."""
-    return [name + (f"[{','.join(map(str, index))}]" if index else "") for index in np.ndindex(*shape)]
+    return [
+        name + (f"[{','.join(map(str, index))}]" if index else "") for index in np.ndindex(*shape)
+    ]
 
 
 def _as_grid(values: np.ndarray, shape: tuple | None = None) -> np.ndarray:
@@ -382,15 +448,24 @@ def _shape(tensor: Tensor) -> str:
     return "[" + ", ".join(str(n) for n in tensor.shape) + "]"
 
 
-def _heat_table(matrix: np.ndarray, limit: float, titles, row_labels: list[str] | None = None,
-                col_labels: list[str] | None = None, css_class: str = "") -> str:
+def _heat_table(
+    matrix: np.ndarray,
+    limit: float,
+    titles,
+    row_labels: list[str] | None = None,
+    col_labels: list[str] | None = None,
+    css_class: str = "",
+) -> str:
     """An HTML table of coloured cells (blue < 0 < red), each showing its value."""
     matrix = np.asarray(matrix, dtype=float)
     colours = diverging_rgb(matrix, limit)
     head = ""
     if col_labels is not None:
-        head = ("<tr><th></th>" + "".join(f'<th style="{LABEL_STYLE}">{escape(c)}</th>'
-                                         for c in col_labels) + "</tr>")
+        head = (
+            "<tr><th></th>"
+            + "".join(f'<th style="{LABEL_STYLE}">{escape(c)}</th>' for c in col_labels)
+            + "</tr>"
+        )
     rows = []
     for i, row in enumerate(matrix):
         cells = "".join(
@@ -398,7 +473,13 @@ def _heat_table(matrix: np.ndarray, limit: float, titles, row_labels: list[str] 
             f'title="{escape(str(titles[i][j]))}">{escape(format_value(value))}</td>'
             for j, (value, (r, g, b)) in enumerate(zip(row, colours[i]))
         )
-        label = f'<th style="{LABEL_STYLE}">{escape(row_labels[i])}</th>' if row_labels is not None else ""
+        label = (
+            f'<th style="{LABEL_STYLE}">{escape(row_labels[i])}</th>'
+            if row_labels is not None
+            else ""
+        )
         rows.append(f"<tr>{label}{cells}</tr>")
-    return (f'<table class="agk-heat {css_class}" style="border-collapse:collapse;margin:2px 0 6px">'
-            f"{head}{''.join(rows)}</table>")
+    return (
+        f'<table class="agk-heat {css_class}" style="border-collapse:collapse;margin:2px 0 6px">'
+        f"{head}{''.join(rows)}</table>"
+    )

@@ -7,10 +7,11 @@ but it can undo what a step did to the leaves' ``.grad``; stepping forward again
 replays the recorded step. So at every position the leaves' ``.grad`` are what the
 real pass had stored by then, and at the end they are what ``backward()`` stores.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
-from typing import Mapping
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,16 +19,25 @@ import numpy as np
 from ..autograd.engine import BackwardStep, backward_steps
 from ..autograd.function import AccumulateGrad, Node
 from ..tensor import Tensor
-from ..viz.graph import (
-    Graph, GraphEdge, GraphNode, build_graph, caller_tensor_names, layout, node_lines, render_svg,
-)
 from ..viz.grad_svg import grad_panel_svg
+from ..viz.graph import (
+    Graph,
+    GraphEdge,
+    GraphNode,
+    build_graph,
+    caller_tensor_names,
+    layout,
+    node_lines,
+    render_svg,
+)
 
 __all__ = ["BackwardStepper"]
 
-PANEL_STYLE = (".agk-panel p { margin: 4px 0; } .agk-panel ul { margin: 2px 0; padding-left: 18px; } "
-               ".agk-panel .agk-formula { overflow-x: auto; } "
-               ".agk-panel pre { margin: 2px 0 6px; font-size: 11px; line-height: 1.25; }")
+PANEL_STYLE = (
+    ".agk-panel p { margin: 4px 0; } .agk-panel ul { margin: 2px 0; padding-left: 18px; } "
+    ".agk-panel .agk-formula { overflow-x: auto; } "
+    ".agk-panel pre { margin: 2px 0 6px; font-size: 11px; line-height: 1.25; }"
+)
 
 
 class _Change:
@@ -102,8 +112,13 @@ class BackwardStepper(widgets.VBox):
     True
     """
 
-    def __init__(self, root: Tensor, params: Mapping[str, Tensor] | None = None,
-                 gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+    def __init__(
+        self,
+        root: Tensor,
+        params: Mapping[str, Tensor] | None = None,
+        gradient: Tensor | None = None,
+        retain_graph: bool = False,
+    ) -> None:
         if not isinstance(root, Tensor):
             raise TypeError(
                 f"BackwardStepper expects the tensor backward starts from (e.g. loss), "
@@ -127,8 +142,10 @@ class BackwardStepper(widgets.VBox):
         self.error: Exception | None = None
 
         self._build_controls()
-        super().__init__(children=[self._controls, self.graph_view, self._body],
-                         layout=widgets.Layout(width="100%"))
+        super().__init__(
+            children=[self._controls, self.graph_view, self._body],
+            layout=widgets.Layout(width="100%"),
+        )
         self._refresh()
 
     # -- the Python API -----------------------------------------------------------
@@ -176,8 +193,10 @@ class BackwardStepper(widgets.VBox):
         return self.steps[self.position - 1] if self.position else None
 
     def __repr__(self) -> str:
-        return (f"<BackwardStepper: step {self.position} of {self.total}"
-                f"{' (finished)' if self.finished and self.position == self.total else ''}>")
+        return (
+            f"<BackwardStepper: step {self.position} of {self.total}"
+            f"{' (finished)' if self.finished and self.position == self.total else ''}>"
+        )
 
     # -- stepping ---------------------------------------------------------------------
     def _forward_one(self) -> BackwardStep | None:
@@ -199,8 +218,9 @@ class BackwardStepper(widgets.VBox):
             self.error = error
             raise
         self.steps.append(record)
-        self._changes.append([_Change(a.tensor, a.previous, a.tensor._grad)
-                              for a in record.accumulations])
+        self._changes.append(
+            [_Change(a.tensor, a.previous, a.tensor._grad) for a in record.accumulations]
+        )
         self.position += 1
         if not self._engine.task.ready:
             self._finish()
@@ -229,7 +249,7 @@ class BackwardStepper(widgets.VBox):
         node_classes: dict[GraphNode, str] = {}
         edge_classes: dict[GraphEdge, str] = {}
         box_of = self.graph.box_of
-        for record in self.steps[:self.position]:
+        for record in self.steps[: self.position]:
             box = box_of.get(record.node)
             if box is not None:
                 node_classes[box] = "done"
@@ -260,8 +280,10 @@ class BackwardStepper(widgets.VBox):
         """The text beside the graph: what the current step did, in words and maths."""
         parts = []
         if self.error is not None:
-            parts.append(f'<p class="agk-error" style="color:#d1242f"><b>{type(self.error).__name__}:</b> '
-                         f"{escape(str(self.error))}</p>")
+            parts.append(
+                f'<p class="agk-error" style="color:#d1242f"><b>{type(self.error).__name__}:</b> '
+                f"{escape(str(self.error))}</p>"
+            )
         if self.position == 0:
             root_name = self._output_box.label if self._output_box is not None else "the output"
             parts.append(
@@ -276,8 +298,10 @@ class BackwardStepper(widgets.VBox):
         if upcoming is not None:
             parts.append(f"<p>Next: <b>{escape(self._label(upcoming))}</b></p>")
         elif self.finished and self.position == self.total:
-            parts.append("<p><b>Done.</b> Every leaf's <code>.grad</code> now holds what "
-                         "<code>backward()</code> stores.</p>")
+            parts.append(
+                "<p><b>Done.</b> Every leaf's <code>.grad</code> now holds what "
+                "<code>backward()</code> stores.</p>"
+            )
         return f'<div class="agk-panel"><style>{PANEL_STYLE}</style>' + "".join(parts) + "</div>"
 
     def _seed(self) -> np.ndarray:
@@ -292,12 +316,16 @@ class BackwardStepper(widgets.VBox):
 
     def _step_html(self, record: BackwardStep) -> str:
         node = record.node
-        out = [f"<p><b>Step {record.index + 1} of {self.total}: {escape(self._label(node))}</b></p>"]
+        out = [
+            f"<p><b>Step {record.index + 1} of {self.total}: {escape(self._label(node))}</b></p>"
+        ]
         formula = node.formula()
         if formula:
             out.append(f'<div class="agk-formula">$${formula}$$</div>')
-        out.append(f"<p>Gradient received {_shape(record.grad_output)}:</p>"
-                   f"<pre>{_values(record.grad_output._data)}</pre>")
+        out.append(
+            f"<p>Gradient received {_shape(record.grad_output)}:</p>"
+            f"<pre>{_values(record.grad_output._data)}</pre>"
+        )
         if type(node) is not AccumulateGrad:
             sends = []
             for (child, _), sent in zip(node.next_functions, record.grad_inputs):
@@ -307,18 +335,27 @@ class BackwardStepper(widgets.VBox):
                 if sent is None:
                     sends.append(f"<li>→ {target}: nothing</li>")
                 else:
-                    sends.append(f"<li>→ {target} {_shape(sent)}:<pre>{_values(sent._data)}</pre></li>")
+                    sends.append(
+                        f"<li>→ {target} {_shape(sent)}:<pre>{_values(sent._data)}</pre></li>"
+                    )
             untracked = len(node._untracked_inputs)
             if untracked:
-                sends.append(f"<li>(and nothing to {untracked} input{'s' if untracked > 1 else ''} "
-                             "that need no gradient)</li>")
-            out.append("<p>Sends (chain rule: received × local derivative):</p><ul>"
-                       + "".join(sends) + "</ul>")
+                sends.append(
+                    f"<li>(and nothing to {untracked} input{'s' if untracked > 1 else ''} "
+                    "that need no gradient)</li>"
+                )
+            out.append(
+                "<p>Sends (chain rule: received × local derivative):</p><ul>"
+                + "".join(sends)
+                + "</ul>"
+            )
         for accumulation in record.accumulations:
             name = self._tensor_name(accumulation.tensor)
             verb = "=" if accumulation.previous is None else "+="
-            out.append(f"<p><code>{escape(name)}.grad {verb}</code> {_shape(accumulation.grad)}:</p>"
-                       f"<pre>{_values(accumulation.grad._data)}</pre>")
+            out.append(
+                f"<p><code>{escape(name)}.grad {verb}</code> {_shape(accumulation.grad)}:</p>"
+                f"<pre>{_values(accumulation.grad._data)}</pre>"
+            )
         return "".join(out)
 
     def _tensor_name(self, tensor: Tensor) -> str:
@@ -333,23 +370,56 @@ class BackwardStepper(widgets.VBox):
     # -- the widgets ------------------------------------------------------------------
     def _build_controls(self) -> None:
         button = widgets.Layout(width="80px")
-        self.reset_button = widgets.Button(description="Reset", icon="fast-backward", layout=button,
-                                            tooltip="Back to before the first step")
-        self.back_button = widgets.Button(description="Back", icon="step-backward", layout=button,
-                                           tooltip="Undo the last step's .grad updates")
-        self.step_button = widgets.Button(description="Step", icon="step-forward", layout=button,
-                                           button_style="primary", tooltip="Run the next node")
-        self.play = widgets.Play(value=0, min=0, max=self.total, step=1, interval=700,
-                                  description="Play", show_repeat=False)
-        self.speed = widgets.IntSlider(value=700, min=100, max=2000, step=100,
-                                        description="ms/step", readout=True,
-                                        layout=widgets.Layout(width="220px"))
-        self.slider = widgets.IntSlider(value=0, min=0, max=self.total, description="step",
-                                         continuous_update=False,
-                                         layout=widgets.Layout(width="260px"))
+        self.reset_button = widgets.Button(
+            description="Reset",
+            icon="fast-backward",
+            layout=button,
+            tooltip="Back to before the first step",
+        )
+        self.back_button = widgets.Button(
+            description="Back",
+            icon="step-backward",
+            layout=button,
+            tooltip="Undo the last step's .grad updates",
+        )
+        self.step_button = widgets.Button(
+            description="Step",
+            icon="step-forward",
+            layout=button,
+            button_style="primary",
+            tooltip="Run the next node",
+        )
+        self.play = widgets.Play(
+            value=0,
+            min=0,
+            max=self.total,
+            step=1,
+            interval=700,
+            description="Play",
+            show_repeat=False,
+        )
+        self.speed = widgets.IntSlider(
+            value=700,
+            min=100,
+            max=2000,
+            step=100,
+            description="ms/step",
+            readout=True,
+            layout=widgets.Layout(width="220px"),
+        )
+        self.slider = widgets.IntSlider(
+            value=0,
+            min=0,
+            max=self.total,
+            description="step",
+            continuous_update=False,
+            layout=widgets.Layout(width="260px"),
+        )
         # Linked in the browser, so Play runs smoothly without a round trip per tick.
-        self._links = (widgets.jslink((self.play, "value"), (self.slider, "value")),
-                       widgets.jslink((self.speed, "value"), (self.play, "interval")))
+        self._links = (
+            widgets.jslink((self.play, "value"), (self.slider, "value")),
+            widgets.jslink((self.speed, "value"), (self.play, "interval")),
+        )
         self.reset_button.on_click(lambda _: self._guarded(self.reset))
         self.back_button.on_click(lambda _: self._guarded(self.back))
         self.step_button.on_click(lambda _: self._guarded(self.step))
@@ -357,18 +427,30 @@ class BackwardStepper(widgets.VBox):
         # Only the slider is watched: Play moves it in the browser (jslink). Watching
         # Play too would act on its echo of an old position, which can arrive after
         # later cells have moved on (Run All) and would undo their steps.
-        self._controls = widgets.HBox([self.reset_button, self.back_button, self.step_button,
-                                       self.play, self.speed, self.slider],
-                                      layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+        self._controls = widgets.HBox(
+            [
+                self.reset_button,
+                self.back_button,
+                self.step_button,
+                self.play,
+                self.speed,
+                self.slider,
+            ],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+        )
         # The graph gets the full width (it is wide: loss is at the right end); the
         # step's text and the plots share the row below.
         self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", width="100%"))
-        self.panel = widgets.HTMLMath(layout=widgets.Layout(flex="1 1 0%", min_width="300px",
-                                                             overflow="auto", padding="0 12px 0 0"))
+        self.panel = widgets.HTMLMath(
+            layout=widgets.Layout(
+                flex="1 1 0%", min_width="300px", overflow="auto", padding="0 12px 0 0"
+            )
+        )
         self.plot_area = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", overflow="auto"))
-        self._body = widgets.HBox([self.panel, self.plot_area],
-                                  layout=widgets.Layout(align_items="flex-start", width="100%",
-                                                        flex_flow="row wrap"))
+        self._body = widgets.HBox(
+            [self.panel, self.plot_area],
+            layout=widgets.Layout(align_items="flex-start", width="100%", flex_flow="row wrap"),
+        )
         self.graph_view.add_class("agk-stepper-graph")
         self.panel.add_class("agk-stepper-panel")
         self.plot_area.add_class("agk-stepper-plots")
@@ -396,14 +478,18 @@ class BackwardStepper(widgets.VBox):
                 control.max = self.total
                 control.value = self.position
             at_end = self.finished and self.position == len(self.steps)
-            self.step_button.disabled = at_end or self.error is not None and self.position == len(self.steps)
+            self.step_button.disabled = at_end or (
+                self.error is not None and self.position == len(self.steps)
+            )
             self.back_button.disabled = self.reset_button.disabled = self.position == 0
         finally:
             self._updating = False
 
     def plots_svg(self) -> str:
         """The plot area: each plotted tensor's ``.grad`` as it is now."""
-        return grad_panel_svg([(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted])
+        return grad_panel_svg(
+            [(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted]
+        )
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         # Where no widget frontend runs (an HTML export, GitHub's preview), the
@@ -415,12 +501,14 @@ class BackwardStepper(widgets.VBox):
 
     def static_html(self) -> str:
         """The stepper as plain HTML: graph, step text and plots, no controls."""
-        return (f'<div class="agk-stepper-static"><p><i>{escape(repr(self))} — run the notebook '
-                "to use the controls.</i></p>"
-                f'<div style="overflow-x:auto">{self.svg}</div>'
-                f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
-                f'<div style="flex:1 1 0;min-width:300px">{self.panel_html()}</div>'
-                f"<div>{self.plots_svg()}</div></div></div>")
+        return (
+            f'<div class="agk-stepper-static"><p><i>{escape(repr(self))} — run the notebook '
+            "to use the controls.</i></p>"
+            f'<div style="overflow-x:auto">{self.svg}</div>'
+            f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
+            f'<div style="flex:1 1 0;min-width:300px">{self.panel_html()}</div>'
+            f"<div>{self.plots_svg()}</div></div></div>"
+        )
 
 
 def _plotted_tensors(graph: Graph, params: Mapping[str, Tensor] | None) -> list[tuple[str, Tensor]]:
@@ -435,7 +523,12 @@ def _shape(tensor: Tensor) -> str:
 
 def _values(values: np.ndarray) -> str:
     """Numbers as NumPy prints them (4 decimals, long arrays elided), for a <pre>."""
-    text = np.array2string(np.asarray(values), precision=4, suppress_small=True, threshold=30,
-                           edgeitems=3, max_line_width=60)
+    text = np.array2string(
+        np.asarray(values),
+        precision=4,
+        suppress_small=True,
+        threshold=30,
+        edgeitems=3,
+        max_line_width=60,
+    )
     return escape(text)
-

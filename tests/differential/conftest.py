@@ -7,6 +7,7 @@
   live tests skip and the golden-file tests still run;
 * registers the ``torch`` marker if pyproject.toml does not already.
 """
+
 from __future__ import annotations
 
 import os

@@ -43,6 +43,7 @@ The golden file ``tests/golden/differential.json`` holds PyTorch's records
 also runs where PyTorch is not installed. Set ``AUTOGRADKIT_HIDE_TORCH=1`` to
 behave as if PyTorch were not installed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -53,9 +54,10 @@ import math
 import os
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -69,11 +71,12 @@ PROGRAM_MODULES = ("test_ops_vs_torch", "test_errors_vs_torch", "test_api_vs_tor
 
 # --------------------------------------------------------------------------- libraries
 
+
 def torch_hidden() -> bool:
     return os.environ.get(HIDE_TORCH_ENV, "").strip() not in ("", "0")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_torch():
     """The ``torch`` module, or None when it is not installed (or hidden)."""
     if torch_hidden():
@@ -106,6 +109,7 @@ def is_autogradkit(lib) -> bool:
 
 
 # --------------------------------------------------------------------------- programs
+
 
 @dataclass(frozen=True)
 class Inp:
@@ -150,7 +154,10 @@ class Program:
     atol: float | None = None
 
     def spec(self) -> dict:
-        return {"seed": self.seed, "inputs": {k: v.to_json() for k, v in sorted(self.inputs.items())}}
+        return {
+            "seed": self.seed,
+            "inputs": {k: v.to_json() for k, v in sorted(self.inputs.items())},
+        }
 
 
 def make_array(rng: np.random.Generator, inp: Inp) -> np.ndarray:
@@ -207,7 +214,7 @@ def attempt(fn: Callable[[], Any]) -> Any:
     """``fn()``, or a :class:`Raised` record of the exception it raised."""
     try:
         return fn()
-    except Exception as error:  # noqa: BLE001 - recording every error is the point
+    except Exception as error:
         return Raised(error)
 
 
@@ -240,6 +247,7 @@ def normalize_text(text: str) -> str:
 
 # --------------------------------------------------------------------------- encoding
 
+
 class _Encoder:
     def __init__(self, lib) -> None:
         self.lib = lib
@@ -263,8 +271,13 @@ class _Encoder:
         if isinstance(obj, str):
             return {"str": normalize_text(obj)}
         if isinstance(obj, np.ndarray):
-            return {"ndarray": {"dtype": obj.dtype.name, "shape": list(obj.shape),
-                                "values": obj.tolist()}}
+            return {
+                "ndarray": {
+                    "dtype": obj.dtype.name,
+                    "shape": list(obj.shape),
+                    "values": obj.tolist(),
+                }
+            }
         if type(obj).__name__ == "Size" and isinstance(obj, tuple):
             return {"size": [int(n) for n in obj], "repr": normalize_text(repr(obj))}
         if isinstance(obj, lib.dtype):
@@ -326,7 +339,7 @@ def run_program(lib, prog: Program) -> dict:
         with contextlib.redirect_stdout(out):
             try:
                 result = prog.fn(lib, inputs)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 error = exc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -358,8 +371,10 @@ class Comparison:
 
     def tol(self, dtype: str) -> tuple[float, float]:
         rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
-        return (self.prog.rtol if self.prog.rtol is not None else rtol,
-                self.prog.atol if self.prog.atol is not None else atol)
+        return (
+            self.prog.rtol if self.prog.rtol is not None else rtol,
+            self.prog.atol if self.prog.atol is not None else atol,
+        )
 
     # -- generic -----------------------------------------------------------------
     def value(self, a: Any, e: Any, path: str) -> None:
@@ -386,7 +401,10 @@ class Comparison:
                 self.fail(path + ".repr", f"{a.get('repr')!r} != expected {e.get('repr')!r}")
         elif kind in ("tuple", "list"):
             if len(av) != len(ev):
-                self.fail(path, f"{kind} of length {len(av)} != expected {len(ev)}: {_short(a)} vs {_short(e)}")
+                self.fail(
+                    path,
+                    f"{kind} of length {len(av)} != expected {len(ev)}: {_short(a)} vs {_short(e)}",
+                )
                 return
             for i, (x, y) in enumerate(zip(av, ev)):
                 self.value(x, y, f"{path}[{i}]")
@@ -422,13 +440,18 @@ class Comparison:
         if av.dtype.kind == "f":
             rtol, atol = self.tol(a["dtype"])
             if not np.allclose(av, ev, rtol=rtol, atol=atol, equal_nan=True) or not np.array_equal(
-                    np.isnan(av), np.isnan(ev)):
+                np.isnan(av), np.isnan(ev)
+            ):
                 worst = np.nanmax(np.abs(av.astype(np.float64) - ev)) if av.size else 0.0
-                self.fail(path, f"values differ (max abs diff {worst:.3g}):\n      got      "
-                                f"{_short(a['values'])}\n      expected {_short(e['values'])}")
+                self.fail(
+                    path,
+                    f"values differ (max abs diff {worst:.3g}):\n      got      "
+                    f"{_short(a['values'])}\n      expected {_short(e['values'])}",
+                )
                 return False
             return bool(np.array_equal(av, ev, equal_nan=True)) and bool(
-                np.array_equal(np.signbit(av), np.signbit(ev)))
+                np.array_equal(np.signbit(av), np.signbit(ev))
+            )
         if not np.array_equal(av, ev):
             self.fail(path, f"values {_short(a['values'])} != expected {_short(e['values'])}")
             return False
@@ -446,14 +469,22 @@ class Comparison:
         elif "grad" in e:
             self.value(a["grad"], e["grad"], path + ".grad")
         if identical:
-            if a["repr"] != e["repr"] and not (self.prog.ignore_graph and _strip_grad_fn(a["repr"]) == _strip_grad_fn(e["repr"])):
-                self.fail(path + ".repr", f"\n      got      {a['repr']!r}\n      expected {e['repr']!r}")
+            if a["repr"] != e["repr"] and not (
+                self.prog.ignore_graph and _strip_grad_fn(a["repr"]) == _strip_grad_fn(e["repr"])
+            ):
+                self.fail(
+                    path + ".repr", f"\n      got      {a['repr']!r}\n      expected {e['repr']!r}"
+                )
             self.reprs_compared += 1
-        elif self.repr_fallback is not None and a["dtype"] == e["dtype"] and a["shape"] == e["shape"]:
+        elif (
+            self.repr_fallback is not None and a["dtype"] == e["dtype"] and a["shape"] == e["shape"]
+        ):
             got, expected = self.repr_fallback(a)
             if got != expected:
-                self.fail(path + ".repr(autogradkit's values)",
-                          f"\n      got      {got!r}\n      expected {expected!r}")
+                self.fail(
+                    path + ".repr(autogradkit's values)",
+                    f"\n      got      {got!r}\n      expected {expected!r}",
+                )
             self.reprs_compared += 1
 
     def node(self, a: Any, e: Any, path: str) -> None:
@@ -480,7 +511,9 @@ class Comparison:
         if actual["warnings"] != expected["warnings"]:
             self.fail("warnings", f"{actual['warnings']}\n      expected {expected['warnings']}")
         if actual["stdout"] != expected["stdout"]:
-            self.fail("stdout", f"\n--- got:\n{actual['stdout']}\n--- expected:\n{expected['stdout']}")
+            self.fail(
+                "stdout", f"\n--- got:\n{actual['stdout']}\n--- expected:\n{expected['stdout']}"
+            )
 
 
 def _close(a: float, b: float, rtol: float, atol: float) -> bool:
@@ -529,23 +562,29 @@ def compare(actual: dict, expected: dict, prog: Program, repr_fallback=None) -> 
     if prog.ignore_graph and prog.agk_graph is not None and actual["result"] is not None:
         result = actual["result"]["dict"][prog.graph_key]
         if render_graph(result) != prog.agk_graph:
-            comparison.fail(f"result.{prog.graph_key}.grad_fn",
-                            f"documented autogradkit graph {prog.agk_graph}, got {render_graph(result)}")
+            comparison.fail(
+                f"result.{prog.graph_key}.grad_fn",
+                f"documented autogradkit graph {prog.agk_graph}, got {render_graph(result)}",
+            )
     return comparison
 
 
-def assert_same(actual: dict, expected: dict, prog: Program, against: str, repr_fallback=None) -> None:
+def assert_same(
+    actual: dict, expected: dict, prog: Program, against: str, repr_fallback=None
+) -> None:
     comparison = compare(actual, expected, prog, repr_fallback)
     if comparison.problems:
         shown = comparison.problems[:12]
         more = len(comparison.problems) - len(shown)
         raise AssertionError(
-            f"{prog.id}: autogradkit differs from {against}:\n  " + "\n  ".join(shown)
+            f"{prog.id}: autogradkit differs from {against}:\n  "
+            + "\n  ".join(shown)
             + (f"\n  … and {more} more" if more > 0 else "")
         )
 
 
 # --------------------------------------------------------------------------- golden file
+
 
 @functools.lru_cache(maxsize=1)
 def load_golden() -> dict:
@@ -558,14 +597,20 @@ def load_golden() -> dict:
 def golden_entry(prog: Program) -> dict:
     golden = load_golden()
     if not golden:
-        raise AssertionError(f"{GOLDEN_PATH} is missing: run tests/golden/make_differential_golden.py")
+        raise AssertionError(
+            f"{GOLDEN_PATH} is missing: run tests/golden/make_differential_golden.py"
+        )
     entry = golden["programs"].get(prog.id)
     if entry is None:
-        raise AssertionError(f"{prog.id} is not in {GOLDEN_PATH.name}: regenerate it with "
-                             "tests/golden/make_differential_golden.py")
+        raise AssertionError(
+            f"{prog.id} is not in {GOLDEN_PATH.name}: regenerate it with "
+            "tests/golden/make_differential_golden.py"
+        )
     if entry["spec"] != json.loads(json.dumps(prog.spec())):
-        raise AssertionError(f"{prog.id}: the golden entry was made from other inputs "
-                             f"({entry['spec']} vs {prog.spec()}); regenerate the golden file")
+        raise AssertionError(
+            f"{prog.id}: the golden entry was made from other inputs "
+            f"({entry['spec']} vs {prog.spec()}); regenerate the golden file"
+        )
     return entry
 
 
@@ -596,16 +641,23 @@ def check_against_live_torch(prog: Program) -> None:
 
     def repr_fallback(a: dict) -> tuple[str, str]:
         values = np.asarray(a["values"], dtype=np.dtype(a["dtype"])).reshape(a["shape"])
-        return (normalize_text(repr(agk.tensor(values))), normalize_text(repr(torch.tensor(values))))
+        return (
+            normalize_text(repr(agk.tensor(values))),
+            normalize_text(repr(torch.tensor(values))),
+        )
 
     assert_same(actual, expected, prog, "live PyTorch", repr_fallback)
     # The golden file must still say what PyTorch says.
     entry = golden_entry(prog)
-    comparison = compare(entry["record"], expected, Program(prog.id, prog.fn, rtol=prog.rtol, atol=prog.atol))
+    comparison = compare(
+        entry["record"], expected, Program(prog.id, prog.fn, rtol=prog.rtol, atol=prog.atol)
+    )
     if comparison.problems:
-        raise AssertionError(f"{prog.id}: the golden file is stale (live PyTorch says otherwise; "
-                             "'got' is the golden file, 'expected' live PyTorch); regenerate it:\n  "
-                             + "\n  ".join(comparison.problems[:8]))
+        raise AssertionError(
+            f"{prog.id}: the golden file is stale (live PyTorch says otherwise; "
+            "'got' is the golden file, 'expected' live PyTorch); regenerate it:\n  "
+            + "\n  ".join(comparison.problems[:8])
+        )
 
 
 def params(programs: list[Program]) -> list:
@@ -623,6 +675,7 @@ def params(programs: list[Program]) -> list:
 
 
 # --------------------------------------------------------------------------- helpers for programs
+
 
 def leaves(lib, inputs: dict, grad=(), names=None) -> dict:
     """``lib.tensor(array)`` for every input; those named in ``grad`` require grad."""
@@ -642,8 +695,11 @@ def backward_outputs(lib, outputs, seed: int, how: str = "gradient"):
     product with a fixed random ``v`` per output); ``how="sum"``: the scalar
     ``sum((out * weight).sum())`` and ``.backward()`` on it, which is returned.
     """
-    outs = [o for o in (outputs if isinstance(outputs, (tuple, list)) else (outputs,))
-            if isinstance(o, lib.Tensor) and o.requires_grad]
+    outs = [
+        o
+        for o in (outputs if isinstance(outputs, (tuple, list)) else (outputs,))
+        if isinstance(o, lib.Tensor) and o.requires_grad
+    ]
     if not outs:
         return None
     weights = [weight_like(lib, o, seed + i) for i, o in enumerate(outs)]

@@ -3,14 +3,14 @@
 higher-order gradients, ``autograd.functional``, in-place operations on
 non-leaf tensors, tensor metadata and printing.
 """
+
 from __future__ import annotations
 
 import threading
 import zlib
 
-import pytest
-
 import harness as H
+import pytest
 from harness import Inp, Program, attempt
 
 PROGRAMS: list[Program] = []
@@ -21,11 +21,14 @@ F32, F64 = "float32", "float64"
 
 def program(pid: str, inputs=None, **options):
     """Decorator: register ``fn(lib, inputs)`` as program ``api/<pid>``."""
+
     def register(fn):
         full = "api/" + pid
-        PROGRAMS.append(Program(full, fn, dict(inputs or {}), zlib.crc32(full.encode()) % 100_000,
-                                **options))
+        PROGRAMS.append(
+            Program(full, fn, dict(inputs or {}), zlib.crc32(full.encode()) % 100_000, **options)
+        )
         return fn
+
     return register
 
 
@@ -110,8 +113,13 @@ def _(lib, inp):
 
     with lib.no_grad():
         inside = train(x)
-    return {"predict": predict(x), "bare": predict_bare(x), "train_inside_no_grad": inside,
-            "after": lib.is_grad_enabled(), "name": predict.__name__}
+    return {
+        "predict": predict(x),
+        "bare": predict_bare(x),
+        "train_inside_no_grad": inside,
+        "after": lib.is_grad_enabled(),
+        "name": predict.__name__,
+    }
 
 
 @program("no_grad-restores-after-exception")
@@ -289,10 +297,10 @@ def _(lib, inp):
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     a = x * 2
-    a.retain_grad()                     # retain_grad registered before the hook ...
+    a.retain_grad()  # retain_grad registered before the hook ...
     a.register_hook(lambda g: g * 10)
     b = x * 3
-    b.register_hook(lambda g: g * 10)   # ... and after it
+    b.register_hook(lambda g: g * 10)  # ... and after it
     b.retain_grad()
     (a + b).sum().backward()
     return {"a": a, "b": b, "x": x}
@@ -375,7 +383,7 @@ def _(lib, inp):
 @program("scalar-backward-equals-tensor-one", {"x": Inp((3,), F32)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
-    y = (x ** 2).sum()
+    y = (x**2).sum()
     y.backward(lib.tensor(1.0), retain_graph=True)
     first = snapshot(x.grad)
     x.grad = None
@@ -398,7 +406,7 @@ def _(lib, inp):
 @program("grad-create_graph-x-cubed", {"x": Inp((), F32, "halves")}, ignore_graph=True)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
-    y = x ** 3
+    y = x**3
     (d1,) = lib.autograd.grad(y, x, create_graph=True)
     (d2,) = lib.autograd.grad(d1, x, create_graph=True)
     (d3,) = lib.autograd.grad(d2, x)
@@ -409,9 +417,14 @@ def _(lib, inp):
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     out = {}
-    for name, f in (("tanh", lambda t: t.tanh()), ("sigmoid", lambda t: t.sigmoid()),
-                    ("exp", lambda t: t.exp() * 0.5), ("log", lambda t: (t * t + 1).log()),
-                    ("sqrt", lambda t: (t * t + 1).sqrt()), ("div", lambda t: 1 / (t * t + 2))):
+    for name, f in (
+        ("tanh", lambda t: t.tanh()),
+        ("sigmoid", lambda t: t.sigmoid()),
+        ("exp", lambda t: t.exp() * 0.5),
+        ("log", lambda t: (t * t + 1).log()),
+        ("sqrt", lambda t: (t * t + 1).sqrt()),
+        ("div", lambda t: 1 / (t * t + 2)),
+    ):
         y = f(x).sum()
         (d1,) = lib.autograd.grad(y, x, create_graph=True)
         (d2,) = lib.autograd.grad(d1.sum(), x, create_graph=True)
@@ -420,13 +433,16 @@ def _(lib, inp):
     return out
 
 
-@program("hessian-vector-product", {"x": Inp((3,), F64), "y": Inp((3,), F64), "v": Inp((3,), F64)},
-         ignore_graph=True)
+@program(
+    "hessian-vector-product",
+    {"x": Inp((3,), F64), "y": Inp((3,), F64), "v": Inp((3,), F64)},
+    ignore_graph=True,
+)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     y = lib.tensor(inp["y"], requires_grad=True)
     v = lib.tensor(inp["v"])
-    f = (x ** 2 * y).sum() + (x * y).exp().sum()
+    f = (x**2 * y).sum() + (x * y).exp().sum()
     gx, gy = lib.autograd.grad(f, (x, y), create_graph=True)
     (hvp,) = lib.autograd.grad(gx, x, grad_outputs=v, retain_graph=True)
     (mixed,) = lib.autograd.grad((gx * v).sum(), y, retain_graph=True)
@@ -434,21 +450,27 @@ def _(lib, inp):
     return {"gx": gx, "gy": gy, "hvp": hvp, "mixed": mixed, "x": x, "y": y}
 
 
-@program("double-backward-through-layer", {"x": Inp((4, 3), F32), "w": Inp((3, 2), F32),
-                                           "t": Inp((4, 2), F32, "binary")}, ignore_graph=True)
+@program(
+    "double-backward-through-layer",
+    {"x": Inp((4, 3), F32), "w": Inp((3, 2), F32), "t": Inp((4, 2), F32, "binary")},
+    ignore_graph=True,
+)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     w = lib.tensor(inp["w"], requires_grad=True)
     t = lib.tensor(inp["t"])
     loss = lib.nn.functional.binary_cross_entropy_with_logits(x @ w, t)
     (gw,) = lib.autograd.grad(loss, w, create_graph=True)
-    penalty = (gw ** 2).sum()
+    penalty = (gw**2).sum()
     penalty.backward()
     return {"loss": loss, "gw": gw, "penalty": penalty, "x": x, "w": w}
 
 
-@program("double-backward-bce", {"p": Inp((4,), F64, "unit"), "t": Inp((4,), F64, "unit"),
-                                 "w": Inp((4,), F64, "positive")}, ignore_graph=True)
+@program(
+    "double-backward-bce",
+    {"p": Inp((4,), F64, "unit"), "t": Inp((4,), F64, "unit"), "w": Inp((4,), F64, "positive")},
+    ignore_graph=True,
+)
 def _(lib, inp):
     p = lib.tensor(inp["p"], requires_grad=True)
     t = lib.tensor(inp["t"])
@@ -466,8 +488,11 @@ def _(lib, inp):
     return out
 
 
-@program("double-backward-mse-and-relu", {"x": Inp((5,), F64, "nonzero"), "y": Inp((5,), F64)},
-         ignore_graph=True)
+@program(
+    "double-backward-mse-and-relu",
+    {"x": Inp((5,), F64, "nonzero"), "y": Inp((5,), F64)},
+    ignore_graph=True,
+)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     y = lib.tensor(inp["y"])
@@ -480,7 +505,7 @@ def _(lib, inp):
 @program("backward-create_graph", {"x": Inp((3,), F64)}, ignore_graph=True)
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
-    y = (x ** 3).sum()
+    y = (x**3).sum()
     y.backward(create_graph=True)
     g = x.grad
     flags = (g.requires_grad, g.grad_fn is not None)
@@ -512,7 +537,7 @@ def _f_two_in_two_out(x, y):
 
 
 def _f_scalar(x):
-    return (x ** 3).sum()
+    return (x**3).sum()
 
 
 def _f_ignores_input(x, y):
@@ -536,6 +561,7 @@ def _functional_inputs(lib, inp, spec):
 
 
 for fname, (func, spec) in FUNCTIONS.items():
+
     def _jacobian(lib, inp, func=func, spec=spec):
         xs = _functional_inputs(lib, inp, spec)
         return {"jacobian": lib.autograd.functional.jacobian(func, xs)}
@@ -599,17 +625,19 @@ INPLACE = {
     "itruediv": lambda y, z: y.__itruediv__(z),
 }
 for name, fn in INPLACE.items():
+
     def _inplace(lib, inp, fn=fn):
         x = lib.tensor(inp["x"], requires_grad=True)
         z = lib.tensor(inp["z"], requires_grad=True)
-        y = x * 2                 # a non-leaf ...
-        returned = fn(y, z)       # ... modified in place: its history is rebased
+        y = x * 2  # a non-leaf ...
+        returned = fn(y, z)  # ... modified in place: its history is rebased
         same = returned is y
         (y * y).sum().backward()
         return {"y": y, "same": same, "version": y._version, "x": x, "z": z}
 
-    program(f"inplace-non-leaf-{name}", {"x": Inp((3,), F32, "halves"), "z": Inp((3,), F32, "positive")})(
-        _inplace)
+    program(
+        f"inplace-non-leaf-{name}", {"x": Inp((3,), F32, "halves"), "z": Inp((3,), F32, "positive")}
+    )(_inplace)
 
 
 @program("inplace-non-leaf-add_-alpha", {"x": Inp((3,), F32, "halves"), "z": Inp((3,), F32)})
@@ -626,7 +654,7 @@ def _(lib, inp):
 def _(lib, inp):
     w = lib.tensor(inp["w"], requires_grad=True)
     a = lib.ones(3, dtype=lib.float64)
-    a.add_(w)       # a leaf that needs no grad takes w's history
+    a.add_(w)  # a leaf that needs no grad takes w's history
     flags = (a.requires_grad, a.is_leaf)
     (a * a).sum().backward()
     return {"a": a, "flags": flags, "w": w}
@@ -650,16 +678,36 @@ def _(lib, inp):
     s = lib.tensor(inp["s"])
     i = lib.tensor([[1, 2], [3, 4]])
     return {
-        "shape": m.shape, "size": m.size(), "size1": m.size(1), "size_neg": m.size(-1),
-        "dim": m.dim(), "ndim": m.ndim, "numel": m.numel(), "numel_fn": lib.numel(m), "len": len(m),
-        "dtype": m.dtype, "s_shape": s.shape, "s_dim": s.dim(), "s_numel": s.numel(),
-        "item": s.item(), "item_f32": m[0, 0, 0].item(), "item_int": i[1, 0].item(),
-        "tolist": m[0].tolist(), "tolist_scalar": s.tolist(), "tolist_int": i.tolist(),
-        "numpy": m.detach().numpy(), "numpy_int": i.numpy(), "is_floating_point": (m.is_floating_point(),
-                                                                                    i.is_floating_point()),
-        "shape_eq_tuple": m.shape == (2, 3, 4), "shape_index": m.shape[1], "size_numel": m.size().numel(),
-        "requires_grad": (m.requires_grad, s.requires_grad), "is_leaf": (m.is_leaf, (m * 2).is_leaf),
-        "grad_none": m.grad, "grad_fn_none": m.grad_fn, "is_tensor": lib.is_tensor(m),
+        "shape": m.shape,
+        "size": m.size(),
+        "size1": m.size(1),
+        "size_neg": m.size(-1),
+        "dim": m.dim(),
+        "ndim": m.ndim,
+        "numel": m.numel(),
+        "numel_fn": lib.numel(m),
+        "len": len(m),
+        "dtype": m.dtype,
+        "s_shape": s.shape,
+        "s_dim": s.dim(),
+        "s_numel": s.numel(),
+        "item": s.item(),
+        "item_f32": m[0, 0, 0].item(),
+        "item_int": i[1, 0].item(),
+        "tolist": m[0].tolist(),
+        "tolist_scalar": s.tolist(),
+        "tolist_int": i.tolist(),
+        "numpy": m.detach().numpy(),
+        "numpy_int": i.numpy(),
+        "is_floating_point": (m.is_floating_point(), i.is_floating_point()),
+        "shape_eq_tuple": m.shape == (2, 3, 4),
+        "shape_index": m.shape[1],
+        "size_numel": m.size().numel(),
+        "requires_grad": (m.requires_grad, s.requires_grad),
+        "is_leaf": (m.is_leaf, (m * 2).is_leaf),
+        "grad_none": m.grad,
+        "grad_fn_none": m.grad_fn,
+        "is_tensor": lib.is_tensor(m),
         "dtypes": (lib.float32, lib.float64, lib.int64, lib.bool, lib.float, lib.double, lib.long),
         "default_dtype": lib.get_default_dtype(),
     }
@@ -677,6 +725,7 @@ def _(lib, inp):
 
 
 # ----------------------------------------------------------------------------- printing
+
 
 @program("print-results", {"x": Inp((3,), F32, "halves"), "w": Inp((2, 3), F64, "halves")})
 def _(lib, inp):
@@ -708,7 +757,7 @@ def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     loss = (x * 2).sum()
     print(f"loss = {loss}")
-    print("{}".format(lib.tensor(2.5)))
+    print(f"{lib.tensor(2.5)}")
     print(f"{loss:.2f}")
     return {"loss": loss}
 

@@ -7,14 +7,14 @@ exactly, after the known spelling normalisation (``autogradkit.float32`` ↔
 ``torch.float32``, ``autogradkit.Size`` ↔ ``torch.Size``, the AccumulateGrad name)
 and after stripping PyTorch's ``(Triggered internally at ...)`` suffixes.
 """
+
 from __future__ import annotations
 
 import zlib
 
+import harness as H
 import numpy as np
 import pytest
-
-import harness as H
 from harness import Inp, Program, attempt
 
 PROGRAMS: list[Program] = []
@@ -23,11 +23,14 @@ F32, F64 = "float32", "float64"
 
 def program(pid: str, inputs=None, **options):
     """Decorator: register ``fn(lib, inputs)`` as program ``err/<pid>``."""
+
     def register(fn):
         full = "err/" + pid
-        PROGRAMS.append(Program(full, fn, dict(inputs or {}), zlib.crc32(full.encode()) % 100_000,
-                                **options))
+        PROGRAMS.append(
+            Program(full, fn, dict(inputs or {}), zlib.crc32(full.encode()) % 100_000, **options)
+        )
         return fn
+
     return register
 
 
@@ -98,7 +101,7 @@ def _(lib, inp):
 @program("grad-twice-without-retain", {"x": Inp((3,), F64)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
-    y = (x ** 3).sum()
+    y = (x**3).sum()
     first = lib.autograd.grad(y, x)
     second = attempt(lambda: lib.autograd.grad(y, x))
     return {"first": first, "second": second}
@@ -259,15 +262,15 @@ errors(
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
     w = lib.tensor(inp["w"], requires_grad=True)
-    a = x + 1          # a is saved by the multiplication below ...
+    a = x + 1  # a is saved by the multiplication below ...
     y = (a * w).sum()
-    a.mul_(2)          # ... and then modified
+    a.mul_(2)  # ... and then modified
     return {"a": a, "backward": attempt(lambda: y.backward()), "x": x, "w": w}
 
 
 @program("modified-saved-input-not-requiring-grad", {"x": Inp((3,), F64), "w": Inp((3,), F64)})
 def _(lib, inp):
-    x = lib.tensor(inp["x"])   # a plain tensor: saved for w's gradient
+    x = lib.tensor(inp["x"])  # a plain tensor: saved for w's gradient
     w = lib.tensor(inp["w"], requires_grad=True)
     y = (x * w).sum()
     x.mul_(2)
@@ -304,7 +307,7 @@ def _(lib, inp):
 @program("modified-leaf-under-no_grad", {"w": Inp((3,), F32)})
 def _(lib, inp):
     w = lib.tensor(inp["w"], requires_grad=True)
-    loss = (w ** 2).sum()
+    loss = (w**2).sum()
     with lib.no_grad():
         w.add_(1)
     return {"backward": attempt(lambda: loss.backward()), "w": w, "version": w._version}
@@ -313,7 +316,7 @@ def _(lib, inp):
 @program("modified-leaf-under-no_grad-not-saved-is-fine", {"w": Inp((3,), F32)})
 def _(lib, inp):
     w = lib.tensor(inp["w"], requires_grad=True)
-    loss = (w * 2 + 1).sum()   # w itself is not saved
+    loss = (w * 2 + 1).sum()  # w itself is not saved
     with lib.no_grad():
         w.sub_(0.25)
     return {"backward": attempt(lambda: loss.backward()), "w": w}
@@ -339,10 +342,25 @@ SHAPES = {
     "matmul": lambda lib, a, b: lib.matmul(a, b),
     "mm": lambda lib, a, b: lib.mm(a, b),
 }
-SHAPE_PAIRS = [((3,), (4,)), ((2, 3), (3, 2)), ((2, 3), (2, 3)), ((4,), (3,)), ((2, 3, 4), (2, 3, 4)),
-               ((2, 3, 4), (3, 4, 5)), ((3,), (2, 4)), ((2, 4), (3,)), ((3, 4), (2, 3, 5)),
-               ((4,), (2, 3, 5)), ((2, 3, 4), (3,)), ((2, 3, 4), (5, 2)), ((3, 2, 4), (2, 4, 5)),
-               ((2, 1, 3, 4), (5, 3, 2)), ((2, 1, 3, 4), (5, 4, 2)), ((), (3,)), ((3,), ())]
+SHAPE_PAIRS = [
+    ((3,), (4,)),
+    ((2, 3), (3, 2)),
+    ((2, 3), (2, 3)),
+    ((4,), (3,)),
+    ((2, 3, 4), (2, 3, 4)),
+    ((2, 3, 4), (3, 4, 5)),
+    ((3,), (2, 4)),
+    ((2, 4), (3,)),
+    ((3, 4), (2, 3, 5)),
+    ((4,), (2, 3, 5)),
+    ((2, 3, 4), (3,)),
+    ((2, 3, 4), (5, 2)),
+    ((3, 2, 4), (2, 4, 5)),
+    ((2, 1, 3, 4), (5, 3, 2)),
+    ((2, 1, 3, 4), (5, 4, 2)),
+    ((), (3,)),
+    ((3,), ()),
+]
 
 
 def _shape_errors(name, fn):
@@ -351,8 +369,11 @@ def _shape_errors(name, fn):
         for sa, sb in SHAPE_PAIRS:
             for grad in (True, False):  # PyTorch's matmul words some errors by requires_grad
                 a = lib.ones(sa, requires_grad=grad)
-                out.append([list(sa), list(sb), attempt(lambda: tuple(fn(lib, a, lib.ones(sb)).shape))])
+                out.append(
+                    [list(sa), list(sb), attempt(lambda: tuple(fn(lib, a, lib.ones(sb)).shape))]  # noqa: B023 (called at once)
+                )
         return out
+
     program(f"shape-mismatch-{name}")(prog)
 
 
@@ -404,7 +425,9 @@ errors(
     lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(t["x"], lib.zeros(2)),
     lambda lib, t: lib.nn.functional.binary_cross_entropy(t["x"].sigmoid(), lib.zeros(2)),
     lambda lib, t: lib.nn.functional.binary_cross_entropy(t["x"] * 0 + 2, lib.zeros(3)),
-    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(t["x"], lib.zeros(3), reduction="avg"),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(
+        t["x"], lib.zeros(3), reduction="avg"
+    ),
     lambda lib, t: lib.nn.functional.mse_loss(t["x"], lib.zeros(2, 3)),
     lambda lib, t: lib.nn.functional.mse_loss(t["x"], lib.zeros(4)),
     lambda lib, t: lib.nn.functional.mse_loss(t["x"], lib.zeros(3), reduction="total"),
@@ -425,7 +448,7 @@ errors(
     lambda lib, t: bool(t["x"]),
     lambda lib, t: bool(t["x"][:1] * 0),
     lambda lib, t: len(lib.tensor(1.0)),
-    lambda lib, t: [v for v in lib.tensor(1.0)],
+    lambda lib, t: list(lib.tensor(1.0)),
     lambda lib, t: int(lib.tensor([7])),
     lambda lib, t: float(lib.tensor([[2.5]])),
 )
@@ -563,9 +586,12 @@ def _(lib, inp):
     u = lib.tensor(inp["u"], requires_grad=True)
     y = (x * x).sum()
     return {
-        "allow_unused": attempt(lambda: lib.autograd.grad(y, [x, u], retain_graph=True, allow_unused=True)),
-        "materialize": attempt(lambda: lib.autograd.grad(y, (x, u), retain_graph=True,
-                                                         materialize_grads=True)),
+        "allow_unused": attempt(
+            lambda: lib.autograd.grad(y, [x, u], retain_graph=True, allow_unused=True)
+        ),
+        "materialize": attempt(
+            lambda: lib.autograd.grad(y, (x, u), retain_graph=True, materialize_grads=True)
+        ),
         "only_unused": attempt(lambda: lib.autograd.grad(y, u, allow_unused=True)),
         "x_grad_untouched": x.grad,
     }
@@ -577,11 +603,17 @@ def _(lib, inp):
     y = x * 2
     return {
         "non_scalar": attempt(lambda: lib.autograd.grad(y, x, retain_graph=True)),
-        "grad_outputs": attempt(lambda: lib.autograd.grad(y, x, lib.ones(3, dtype=lib.float64),
-                                                          retain_graph=True)),
-        "grad_outputs_kw": attempt(lambda: lib.autograd.grad([y], [x], grad_outputs=[lib.ones(3, dtype=lib.float64)],
-                                                             retain_graph=True)),
-        "wrong_shape": attempt(lambda: lib.autograd.grad(y, x, lib.ones(2, dtype=lib.float64), retain_graph=True)),
+        "grad_outputs": attempt(
+            lambda: lib.autograd.grad(y, x, lib.ones(3, dtype=lib.float64), retain_graph=True)
+        ),
+        "grad_outputs_kw": attempt(
+            lambda: lib.autograd.grad(
+                [y], [x], grad_outputs=[lib.ones(3, dtype=lib.float64)], retain_graph=True
+            )
+        ),
+        "wrong_shape": attempt(
+            lambda: lib.autograd.grad(y, x, lib.ones(2, dtype=lib.float64), retain_graph=True)
+        ),
         "input_no_grad": attempt(lambda: lib.autograd.grad(y.sum(), lib.ones(3))),
     }
 

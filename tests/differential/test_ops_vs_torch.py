@@ -10,20 +10,19 @@ graph, errors, warnings and reprs (see ``harness.py``).
 ``test_*_golden`` compares with PyTorch's records in ``tests/golden/differential.json``
 (no PyTorch needed); ``test_*_live`` runs PyTorch now (marked ``torch``).
 """
+
 from __future__ import annotations
 
 import zlib
 
-import pytest
-
 import harness as H
+import pytest
 from harness import Inp, Program
 
 PROGRAMS: list[Program] = []
 
 F32, F64 = "float32", "float64"
 FLOATS = (F32, F64)
-
 
 
 def _seed(pid: str) -> int:
@@ -98,9 +97,25 @@ UNARY = {
 
 # Function/method/alias spellings of the same operation get one configuration;
 # the operations themselves get every shape and dtype.
-SPELLINGS = {"exp_method", "log_method", "abs_builtin", "sigmoid_method", "relu_F", "neg_fn",
-             "clone_fn", "to_dtype_kw", "double", "float", "to_float32", "add_fn", "sub_fn",
-             "mul_fn", "div_fn", "pow_tensor_fn", "maximum_method"}
+SPELLINGS = {
+    "exp_method",
+    "log_method",
+    "abs_builtin",
+    "sigmoid_method",
+    "relu_F",
+    "neg_fn",
+    "clone_fn",
+    "to_dtype_kw",
+    "double",
+    "float",
+    "to_float32",
+    "add_fn",
+    "sub_fn",
+    "mul_fn",
+    "div_fn",
+    "pow_tensor_fn",
+    "maximum_method",
+}
 
 
 def configs(name, shapes, dtypes=FLOATS):
@@ -111,20 +126,35 @@ def configs(name, shapes, dtypes=FLOATS):
 
 for name, (fn, kind) in UNARY.items():
     for shape, dt in configs(name, ((), (4,), (2, 1, 3))):
-        op(f"{name}-{shape_id(shape)}-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp(shape, dt, kind)})
+        op(
+            f"{name}-{shape_id(shape)}-{dt}",
+            lambda lib, x, fn=fn: fn(lib, x),
+            {"x": Inp(shape, dt, kind)},
+        )
 
 # Printing-friendly inputs: exact values, so reprs are compared.
 for dt in FLOATS:
     op(f"relu-halves-{dt}", lambda lib, x: x.relu(), {"x": Inp((3, 4), dt, "halves")})
     op(f"neg-halves-{dt}", lambda lib, x: -x, {"x": Inp((2, 5), dt, "halves")})
     op(f"abs-halves-at-zero-{dt}", lambda lib, x: x.abs(), {"x": Inp((12,), dt, "halves")})
-    op(f"sqrt-at-zero-{dt}", lambda lib, x: (x * 0).sqrt(), {"x": Inp((3,), dt, "positive")},
-       how="gradient")
-    op(f"log-at-zero-and-negative-{dt}",
-       lambda lib, x: lib.log(lib.stack([x[0] * 0, -x[1], x[2]])), {"x": Inp((3,), dt, "positive")},
-       how="gradient")
+    op(
+        f"sqrt-at-zero-{dt}",
+        lambda lib, x: (x * 0).sqrt(),
+        {"x": Inp((3,), dt, "positive")},
+        how="gradient",
+    )
+    op(
+        f"log-at-zero-and-negative-{dt}",
+        lambda lib, x: lib.log(lib.stack([x[0] * 0, -x[1], x[2]])),
+        {"x": Inp((3,), dt, "positive")},
+        how="gradient",
+    )
     op(f"exp-overflow-{dt}", lambda lib, x: (x * 1000).exp(), {"x": Inp((3,), dt, "positive")})
-    op(f"sigmoid-extreme-{dt}", lambda lib, x: (x * 200 - 100).sigmoid(), {"x": Inp((5,), dt, "unit")})
+    op(
+        f"sigmoid-extreme-{dt}",
+        lambda lib, x: (x * 200 - 100).sigmoid(),
+        {"x": Inp((5,), dt, "unit")},
+    )
     op(f"tanh-extreme-{dt}", lambda lib, x: (x * 200 - 100).tanh(), {"x": Inp((5,), dt, "unit")})
 
 # ----------------------------------------------------------------------------- binary ops
@@ -138,44 +168,87 @@ BINARY = {
     "mul_fn": lambda lib, x, y: lib.mul(x, y),
     "div": lambda lib, x, y: x / y,
     "div_fn": lambda lib, x, y: lib.div(x, y),
-    "pow_tensor": lambda lib, x, y: x ** y,
+    "pow_tensor": lambda lib, x, y: x**y,
     "pow_tensor_fn": lambda lib, x, y: lib.pow(x, y),
     "maximum": lambda lib, x, y: lib.maximum(x, y),
     "maximum_method": lambda lib, x, y: x.maximum(y),
 }
-BINARY_KINDS = {"div": ("normal", "nonzero"), "div_fn": ("normal", "nonzero"),
-                "pow_tensor": ("positive", "normal"), "pow_tensor_fn": ("positive", "normal")}
-SHAPE_PAIRS = (((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((2, 3), ()),
-               ((4, 1, 3), (2, 1)))
+BINARY_KINDS = {
+    "div": ("normal", "nonzero"),
+    "div_fn": ("normal", "nonzero"),
+    "pow_tensor": ("positive", "normal"),
+    "pow_tensor_fn": ("positive", "normal"),
+}
+SHAPE_PAIRS = (
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((2, 1), (1, 3)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+    ((4, 1, 3), (2, 1)),
+)
 
 for name, fn in BINARY.items():
     kx, ky = BINARY_KINDS.get(name, ("normal", "normal"))
     for (sx, sy), dt in configs(name, SHAPE_PAIRS):
-        op(f"{name}-{shape_id(sx)}-{shape_id(sy)}-{dt}", lambda lib, x, y, fn=fn: fn(lib, x, y),
-           {"x": Inp(sx, dt, kx), "y": Inp(sy, dt, ky)})
+        op(
+            f"{name}-{shape_id(sx)}-{shape_id(sy)}-{dt}",
+            lambda lib, x, y, fn=fn: fn(lib, x, y),
+            {"x": Inp(sx, dt, kx), "y": Inp(sy, dt, ky)},
+        )
     if name in SPELLINGS:
         continue
     # only the first operand requires grad: the other's next_functions entry is None
-    op(f"{name}-only-x-grad", lambda lib, x, y, fn=fn: fn(lib, x, y),
-       {"x": Inp((2, 3), F32, kx), "y": Inp((3,), F32, ky)}, grad=("x",))
-    op(f"{name}-only-y-grad", lambda lib, x, y, fn=fn: fn(lib, x, y),
-       {"x": Inp((2, 3), F64, kx), "y": Inp((2, 3), F64, ky)}, grad=("y",))
-    op(f"{name}-same-tensor-twice", lambda lib, x, fn=fn: fn(lib, x, x),
-       {"x": Inp((4,), F32, "positive")})
+    op(
+        f"{name}-only-x-grad",
+        lambda lib, x, y, fn=fn: fn(lib, x, y),
+        {"x": Inp((2, 3), F32, kx), "y": Inp((3,), F32, ky)},
+        grad=("x",),
+    )
+    op(
+        f"{name}-only-y-grad",
+        lambda lib, x, y, fn=fn: fn(lib, x, y),
+        {"x": Inp((2, 3), F64, kx), "y": Inp((2, 3), F64, ky)},
+        grad=("y",),
+    )
+    op(
+        f"{name}-same-tensor-twice",
+        lambda lib, x, fn=fn: fn(lib, x, x),
+        {"x": Inp((4,), F32, "positive")},
+    )
 
 for dt in FLOATS:
-    op(f"maximum-ties-{dt}", lambda lib, x, y: lib.maximum(x, y),
-       {"x": Inp((4, 5), dt, "ties"), "y": Inp((4, 5), dt, "ties")})
-    op(f"maximum-ties-broadcast-{dt}", lambda lib, x, y: lib.maximum(x, y),
-       {"x": Inp((3, 4), dt, "ties"), "y": Inp((4,), dt, "ties")})
-    op(f"add-halves-{dt}", lambda lib, x, y: x + y * 2 - x * y,
-       {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "halves")})
-    op(f"pow-tensor-zero-base-{dt}", lambda lib, x, y: (x * 0) ** y,
-       {"x": Inp((4,), dt, "positive"), "y": Inp((4,), dt, "positive")}, how="gradient")
-    op(f"add-alpha-{dt}", lambda lib, x, y: lib.add(x, y, alpha=2),
-       {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)})
-    op(f"sub-alpha-{dt}", lambda lib, x, y: lib.sub(x, y, alpha=0.5),
-       {"x": Inp((2, 3), dt), "y": Inp((3,), dt)})
+    op(
+        f"maximum-ties-{dt}",
+        lambda lib, x, y: lib.maximum(x, y),
+        {"x": Inp((4, 5), dt, "ties"), "y": Inp((4, 5), dt, "ties")},
+    )
+    op(
+        f"maximum-ties-broadcast-{dt}",
+        lambda lib, x, y: lib.maximum(x, y),
+        {"x": Inp((3, 4), dt, "ties"), "y": Inp((4,), dt, "ties")},
+    )
+    op(
+        f"add-halves-{dt}",
+        lambda lib, x, y: x + y * 2 - x * y,
+        {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "halves")},
+    )
+    op(
+        f"pow-tensor-zero-base-{dt}",
+        lambda lib, x, y: (x * 0) ** y,
+        {"x": Inp((4,), dt, "positive"), "y": Inp((4,), dt, "positive")},
+        how="gradient",
+    )
+    op(
+        f"add-alpha-{dt}",
+        lambda lib, x, y: lib.add(x, y, alpha=2),
+        {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)},
+    )
+    op(
+        f"sub-alpha-{dt}",
+        lambda lib, x, y: lib.sub(x, y, alpha=0.5),
+        {"x": Inp((2, 3), dt), "y": Inp((3,), dt)},
+    )
     op(f"add-method-alpha-scalar-{dt}", lambda lib, x: x.add(2, alpha=3), {"x": Inp((3,), dt)})
 
 # ----------------------------------------------------------------------------- scalar operands
@@ -192,24 +265,27 @@ SCALAR_OPS = {
     "div_scalar": (lambda lib, x: x / 4, "normal"),
     "rdiv": (lambda lib, x: 2 / x, "nonzero"),
     "rdiv_float": (lambda lib, x: 1.5 / x, "nonzero"),
-    "pow_2": (lambda lib, x: x ** 2, "normal"),
+    "pow_2": (lambda lib, x: x**2, "normal"),
     "pow_3_method": (lambda lib, x: x.pow(3), "normal"),
     "pow_fn": (lambda lib, x: lib.pow(x, 2), "normal"),
-    "pow_half": (lambda lib, x: x ** 0.5, "positive"),
-    "pow_neg1": (lambda lib, x: x ** -1, "nonzero"),
-    "pow_0": (lambda lib, x: x ** 0, "normal"),
-    "pow_1": (lambda lib, x: x ** 1, "normal"),
-    "rpow": (lambda lib, x: 2 ** x, "normal"),
-    "rpow_float": (lambda lib, x: 0.5 ** x, "normal"),
+    "pow_half": (lambda lib, x: x**0.5, "positive"),
+    "pow_neg1": (lambda lib, x: x**-1, "nonzero"),
+    "pow_0": (lambda lib, x: x**0, "normal"),
+    "pow_1": (lambda lib, x: x**1, "normal"),
+    "rpow": (lambda lib, x: 2**x, "normal"),
+    "rpow_float": (lambda lib, x: 0.5**x, "normal"),
     "pow_scalar_base_fn": (lambda lib, x: lib.pow(3, x), "normal"),
     "pow_0d_tensor_exponent": (lambda lib, x: x ** lib.tensor(2.0), "normal"),
-    "rpow_zero_base": (lambda lib, x: 0 ** x, "positive"),
+    "rpow_zero_base": (lambda lib, x: 0**x, "positive"),
 }
 for name, (fn, kind) in SCALAR_OPS.items():
     for shape in ((), (2, 3)):
         for dt in FLOATS:
-            op(f"{name}-{shape_id(shape)}-{dt}", lambda lib, x, fn=fn: fn(lib, x),
-               {"x": Inp(shape, dt, kind)})
+            op(
+                f"{name}-{shape_id(shape)}-{dt}",
+                lambda lib, x, fn=fn: fn(lib, x),
+                {"x": Inp(shape, dt, kind)},
+            )
 
 # ----------------------------------------------------------------------------- reductions
 
@@ -233,14 +309,25 @@ REDUCTIONS = {
 for name, fn in REDUCTIONS.items():
     for dt in FLOATS:
         op(f"{name}-2x3x4-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((2, 3, 4), dt)})
-        op(f"{name}-halves-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((2, 3, 4), dt, "halves")})
+        op(
+            f"{name}-halves-{dt}",
+            lambda lib, x, fn=fn: fn(lib, x),
+            {"x": Inp((2, 3, 4), dt, "halves")},
+        )
 for dt in FLOATS:
     op(f"sum_all-vector-{dt}", lambda lib, x: x.sum(), {"x": Inp((5,), dt)})
     op(f"mean_all-scalar-{dt}", lambda lib, x: x.mean(), {"x": Inp((), dt)})
     op(f"sum_dim0-vector-{dt}", lambda lib, x: x.sum(0), {"x": Inp((5,), dt)})
-    op(f"mean-keepdim-all-{dt}", lambda lib, x: x.mean((0, 1), keepdim=True),
-       {"x": Inp((2, 3), dt)})
-op("sum-int64", lambda lib, x: (x.sum(), x.sum(0), x.sum(dim=1, keepdim=True)), {"x": Inp((2, 3), "int64", "int")})
+    op(
+        f"mean-keepdim-all-{dt}",
+        lambda lib, x: x.mean((0, 1), keepdim=True),
+        {"x": Inp((2, 3), dt)},
+    )
+op(
+    "sum-int64",
+    lambda lib, x: (x.sum(), x.sum(0), x.sum(dim=1, keepdim=True)),
+    {"x": Inp((2, 3), "int64", "int")},
+)
 op("sum-bool", lambda lib, x: (x.sum(), x.sum(0)), {"x": Inp((2, 3), "bool", "bool")})
 
 # ----------------------------------------------------------------------------- shapes
@@ -323,22 +410,58 @@ op("index-1d-neg-slice", lambda lib, v: v[-3:-1], {"v": Inp((5,), F32)})
 # ----------------------------------------------------------------------------- stack / cat
 
 for dt in FLOATS:
-    op(f"stack-dim0-{dt}", lambda lib, a, b, c: lib.stack([a, b, c]),
-       {"a": Inp((2, 3), dt), "b": Inp((2, 3), dt), "c": Inp((2, 3), dt)})
-    op(f"stack-dim1-{dt}", lambda lib, a, b: lib.stack((a, b), dim=1),
-       {"a": Inp((2, 3), dt), "b": Inp((2, 3), dt)})
-    op(f"stack-dim-neg-{dt}", lambda lib, a, b: lib.stack([a, b], -1),
-       {"a": Inp((4,), dt), "b": Inp((4,), dt)})
-    op(f"stack-scalars-{dt}", lambda lib, a, b: lib.stack([a, b, a]), {"a": Inp((), dt), "b": Inp((), dt)})
-    op(f"stack-one-no-grad-{dt}", lambda lib, a, b: lib.stack([a, b]),
-       {"a": Inp((3,), dt), "b": Inp((3,), dt)}, grad=("a",))
-    op(f"cat-dim0-{dt}", lambda lib, a, b: lib.cat([a, b]), {"a": Inp((2, 3), dt), "b": Inp((1, 3), dt)})
-    op(f"cat-dim1-{dt}", lambda lib, a, b, c: lib.cat((a, b, c), dim=1),
-       {"a": Inp((2, 1), dt), "b": Inp((2, 3), dt), "c": Inp((2, 2), dt)})
-    op(f"cat-dim-neg-{dt}", lambda lib, a, b: lib.cat([a, b], -1), {"a": Inp((2, 2), dt), "b": Inp((2, 3), dt)})
-    op(f"cat-one-no-grad-{dt}", lambda lib, a, b: lib.cat([a, b]),
-       {"a": Inp((3,), dt), "b": Inp((2,), dt)}, grad=("b",))
-    op(f"concat-alias-{dt}", lambda lib, a, b: lib.concat([a, b]), {"a": Inp((3,), dt), "b": Inp((2,), dt)})
+    op(
+        f"stack-dim0-{dt}",
+        lambda lib, a, b, c: lib.stack([a, b, c]),
+        {"a": Inp((2, 3), dt), "b": Inp((2, 3), dt), "c": Inp((2, 3), dt)},
+    )
+    op(
+        f"stack-dim1-{dt}",
+        lambda lib, a, b: lib.stack((a, b), dim=1),
+        {"a": Inp((2, 3), dt), "b": Inp((2, 3), dt)},
+    )
+    op(
+        f"stack-dim-neg-{dt}",
+        lambda lib, a, b: lib.stack([a, b], -1),
+        {"a": Inp((4,), dt), "b": Inp((4,), dt)},
+    )
+    op(
+        f"stack-scalars-{dt}",
+        lambda lib, a, b: lib.stack([a, b, a]),
+        {"a": Inp((), dt), "b": Inp((), dt)},
+    )
+    op(
+        f"stack-one-no-grad-{dt}",
+        lambda lib, a, b: lib.stack([a, b]),
+        {"a": Inp((3,), dt), "b": Inp((3,), dt)},
+        grad=("a",),
+    )
+    op(
+        f"cat-dim0-{dt}",
+        lambda lib, a, b: lib.cat([a, b]),
+        {"a": Inp((2, 3), dt), "b": Inp((1, 3), dt)},
+    )
+    op(
+        f"cat-dim1-{dt}",
+        lambda lib, a, b, c: lib.cat((a, b, c), dim=1),
+        {"a": Inp((2, 1), dt), "b": Inp((2, 3), dt), "c": Inp((2, 2), dt)},
+    )
+    op(
+        f"cat-dim-neg-{dt}",
+        lambda lib, a, b: lib.cat([a, b], -1),
+        {"a": Inp((2, 2), dt), "b": Inp((2, 3), dt)},
+    )
+    op(
+        f"cat-one-no-grad-{dt}",
+        lambda lib, a, b: lib.cat([a, b]),
+        {"a": Inp((3,), dt), "b": Inp((2,), dt)},
+        grad=("b",),
+    )
+    op(
+        f"concat-alias-{dt}",
+        lambda lib, a, b: lib.concat([a, b]),
+        {"a": Inp((3,), dt), "b": Inp((2,), dt)},
+    )
 
 # ----------------------------------------------------------------------------- clamp
 
@@ -353,16 +476,33 @@ CLAMPS = {
 for name, fn in CLAMPS.items():
     for dt in FLOATS:
         op(f"clamp-{name}-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt)})
-        op(f"clamp-{name}-at-bounds-{dt}", lambda lib, x, fn=fn: fn(lib, x), {"x": Inp((3, 4), dt, "halves")})
+        op(
+            f"clamp-{name}-at-bounds-{dt}",
+            lambda lib, x, fn=fn: fn(lib, x),
+            {"x": Inp((3, 4), dt, "halves")},
+        )
 for dt in FLOATS:
-    op(f"clamp-tensor-min-{dt}", lambda lib, x, lo: x.clamp(min=lo),
-       {"x": Inp((3, 4), dt), "lo": Inp((4,), dt)})
-    op(f"clamp-tensor-max-{dt}", lambda lib, x, hi: lib.clamp(x, max=hi),
-       {"x": Inp((3, 4), dt), "hi": Inp((3, 4), dt)})
-    op(f"clamp-tensor-both-{dt}", lambda lib, x, lo, hi: x.clamp(lo, hi + 1),
-       {"x": Inp((3, 4), dt), "lo": Inp((3, 1), dt), "hi": Inp((4,), dt)})
-    op(f"clamp-tensor-bounds-no-grad-{dt}", lambda lib, x, lo: x.clamp(lo, None),
-       {"x": Inp((5,), dt, "ties"), "lo": Inp((5,), dt, "ties")}, grad=("x",))
+    op(
+        f"clamp-tensor-min-{dt}",
+        lambda lib, x, lo: x.clamp(min=lo),
+        {"x": Inp((3, 4), dt), "lo": Inp((4,), dt)},
+    )
+    op(
+        f"clamp-tensor-max-{dt}",
+        lambda lib, x, hi: lib.clamp(x, max=hi),
+        {"x": Inp((3, 4), dt), "hi": Inp((3, 4), dt)},
+    )
+    op(
+        f"clamp-tensor-both-{dt}",
+        lambda lib, x, lo, hi: x.clamp(lo, hi + 1),
+        {"x": Inp((3, 4), dt), "lo": Inp((3, 1), dt), "hi": Inp((4,), dt)},
+    )
+    op(
+        f"clamp-tensor-bounds-no-grad-{dt}",
+        lambda lib, x, lo: x.clamp(lo, None),
+        {"x": Inp((5,), dt, "ties"), "lo": Inp((5,), dt, "ties")},
+        grad=("x",),
+    )
 
 # ----------------------------------------------------------------------------- matmul
 
@@ -383,93 +523,212 @@ MATMUL = {
     "4d@2d": (lambda lib, a, b: a @ b, (2, 2, 3, 4), (4, 5), None),
     "operator_2d@2d": (lambda lib, a, b: a @ b, (2, 3), (3, 2), None),
     "method": (lambda lib, a, b: a.matmul(b), (2, 3), (3,), None),
-    "3d@3d": (lambda lib, a, b: lib.matmul(a, b), (2, 3, 4), (2, 4, 5),
-              "BmmBackward0(AccumulateGrad, AccumulateGrad)"),
-    "broadcast_batch": (lambda lib, a, b: lib.matmul(a, b), (3, 1, 2, 4), (5, 4, 3),
-                        "BmmBackward0(ExpandBackward0(AccumulateGrad), ExpandBackward0(AccumulateGrad))"),
-    "2d@3d": (lambda lib, a, b: a @ b, (3, 4), (2, 4, 5),
-              "BmmBackward0(ExpandBackward0(AccumulateGrad), AccumulateGrad)"),
-    "1d@3d": (lambda lib, a, b: a @ b, (4,), (2, 4, 5),
-              "SqueezeBackward4(BmmBackward0(ExpandBackward0(UnsqueezeBackward0(AccumulateGrad)), AccumulateGrad))"),
-    "3d@1d": (lambda lib, a, b: a @ b, (2, 3, 4), (4,),
-              "SqueezeBackward4(BmmBackward0(AccumulateGrad, ExpandBackward0(UnsqueezeBackward0(AccumulateGrad))))"),
+    "3d@3d": (
+        lambda lib, a, b: lib.matmul(a, b),
+        (2, 3, 4),
+        (2, 4, 5),
+        "BmmBackward0(AccumulateGrad, AccumulateGrad)",
+    ),
+    "broadcast_batch": (
+        lambda lib, a, b: lib.matmul(a, b),
+        (3, 1, 2, 4),
+        (5, 4, 3),
+        "BmmBackward0(ExpandBackward0(AccumulateGrad), ExpandBackward0(AccumulateGrad))",
+    ),
+    "2d@3d": (
+        lambda lib, a, b: a @ b,
+        (3, 4),
+        (2, 4, 5),
+        "BmmBackward0(ExpandBackward0(AccumulateGrad), AccumulateGrad)",
+    ),
+    "1d@3d": (
+        lambda lib, a, b: a @ b,
+        (4,),
+        (2, 4, 5),
+        "SqueezeBackward4(BmmBackward0(ExpandBackward0(UnsqueezeBackward0(AccumulateGrad)), AccumulateGrad))",
+    ),
+    "3d@1d": (
+        lambda lib, a, b: a @ b,
+        (2, 3, 4),
+        (4,),
+        "SqueezeBackward4(BmmBackward0(AccumulateGrad, ExpandBackward0(UnsqueezeBackward0(AccumulateGrad))))",
+    ),
 }
 for name, (fn, sa, sb, documented) in MATMUL.items():
     for dt in FLOATS:
-        op(f"matmul-{name}-{dt}", lambda lib, a, b, fn=fn: fn(lib, a, b),
-           {"a": Inp(sa, dt), "b": Inp(sb, dt)},
-           ignore_graph=documented is not None, agk_graph=documented)
-    op(f"matmul-{name}-only-a-grad", lambda lib, a, b, fn=fn: fn(lib, a, b),
-       {"a": Inp(sa, F32), "b": Inp(sb, F32)}, grad=("a",), ignore_graph=documented is not None)
-    op(f"matmul-{name}-halves", lambda lib, a, b, fn=fn: fn(lib, a, b),
-       {"a": Inp(sa, F32, "halves"), "b": Inp(sb, F32, "halves")}, ignore_graph=documented is not None)
+        op(
+            f"matmul-{name}-{dt}",
+            lambda lib, a, b, fn=fn: fn(lib, a, b),
+            {"a": Inp(sa, dt), "b": Inp(sb, dt)},
+            ignore_graph=documented is not None,
+            agk_graph=documented,
+        )
+    op(
+        f"matmul-{name}-only-a-grad",
+        lambda lib, a, b, fn=fn: fn(lib, a, b),
+        {"a": Inp(sa, F32), "b": Inp(sb, F32)},
+        grad=("a",),
+        ignore_graph=documented is not None,
+    )
+    op(
+        f"matmul-{name}-halves",
+        lambda lib, a, b, fn=fn: fn(lib, a, b),
+        {"a": Inp(sa, F32, "halves"), "b": Inp(sb, F32, "halves")},
+        ignore_graph=documented is not None,
+    )
 for dt in FLOATS:
     op(f"mm-{dt}", lambda lib, a, b: lib.mm(a, b), {"a": Inp((3, 4), dt), "b": Inp((4, 2), dt)})
     op(f"mm-method-{dt}", lambda lib, a, b: a.mm(b), {"a": Inp((2, 2), dt), "b": Inp((2, 3), dt)})
     op(f"mv-{dt}", lambda lib, a, b: lib.mv(a, b), {"a": Inp((3, 4), dt), "b": Inp((4,), dt)})
     op(f"dot-{dt}", lambda lib, a, b: lib.dot(a, b), {"a": Inp((5,), dt), "b": Inp((5,), dt)})
-op("mm-only-b-grad", lambda lib, a, b: lib.mm(a, b), {"a": Inp((3, 4), F32), "b": Inp((4, 2), F32)}, grad=("b",))
-op("matmul-tutorial-layer", lambda lib, x, w, b: lib.matmul(x, w) + b,
-   {"x": Inp((5,), F32, "positive"), "w": Inp((5, 3), F32), "b": Inp((3,), F32)}, grad=("w", "b"))
+op(
+    "mm-only-b-grad",
+    lambda lib, a, b: lib.mm(a, b),
+    {"a": Inp((3, 4), F32), "b": Inp((4, 2), F32)},
+    grad=("b",),
+)
+op(
+    "matmul-tutorial-layer",
+    lambda lib, x, w, b: lib.matmul(x, w) + b,
+    {"x": Inp((5,), F32, "positive"), "w": Inp((5, 3), F32), "b": Inp((3,), F32)},
+    grad=("w", "b"),
+)
 
 # ----------------------------------------------------------------------------- losses
 
 
 def _bce_logits(**kw):
-    return lambda lib, z, y, **t: lib.nn.functional.binary_cross_entropy_with_logits(z, y, **kw, **t)
+    return lambda lib, z, y, **t: lib.nn.functional.binary_cross_entropy_with_logits(
+        z, y, **kw, **t
+    )
 
 
 for dt in FLOATS:
     for reduction in ("mean", "sum", "none"):
-        op(f"bce_logits-{reduction}-{dt}", _bce_logits(reduction=reduction),
-           {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "binary")}, grad=("z",))
-        op(f"bce_logits-weight-{reduction}-{dt}",
-           lambda lib, z, y, w, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
-               z, y, weight=w, reduction=r),
-           {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "unit"), "w": Inp((3,), dt, "positive")},
-           grad=("z",))
-        op(f"bce_logits-pos_weight-{reduction}-{dt}",
-           lambda lib, z, y, p, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
-               z, y, pos_weight=p, reduction=r),
-           {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "binary"), "p": Inp((3,), dt, "positive")},
-           grad=("z",))
+        op(
+            f"bce_logits-{reduction}-{dt}",
+            _bce_logits(reduction=reduction),
+            {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "binary")},
+            grad=("z",),
+        )
+        op(
+            f"bce_logits-weight-{reduction}-{dt}",
+            lambda lib, z, y, w, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
+                z, y, weight=w, reduction=r
+            ),
+            {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "unit"), "w": Inp((3,), dt, "positive")},
+            grad=("z",),
+        )
+        op(
+            f"bce_logits-pos_weight-{reduction}-{dt}",
+            lambda lib, z, y, p, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
+                z, y, pos_weight=p, reduction=r
+            ),
+            {"z": Inp((4, 3), dt), "y": Inp((4, 3), dt, "binary"), "p": Inp((3,), dt, "positive")},
+            grad=("z",),
+        )
         # logits of ±30 and ±100 with targets 0 and 1: no overflow, no lost loss
-        op(f"bce_logits-extreme-{reduction}-{dt}", _bce_logits(reduction=reduction),
-           {"z": Inp((8,), dt, "extreme"), "y": Inp((8,), dt, "binary")}, grad=("z",))
-        op(f"bce_logits-extreme-pos_weight-{reduction}-{dt}",
-           lambda lib, z, y, p, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
-               z, y, pos_weight=p, reduction=r),
-           {"z": Inp((2, 4), dt, "extreme"), "y": Inp((2, 4), dt, "binary"), "p": Inp((4,), dt, "positive")},
-           grad=("z", "y"))
-    op(f"bce_logits-target-grad-{dt}", _bce_logits(),
-       {"z": Inp((5,), dt), "y": Inp((5,), dt, "unit")}, grad=("z", "y"))
-    op(f"bce_logits-all-weights-target-grad-{dt}",
-       lambda lib, z, y, w, p: lib.nn.functional.binary_cross_entropy_with_logits(
-           z, y, weight=w, pos_weight=p, reduction="sum"),
-       {"z": Inp((2, 3), dt), "y": Inp((2, 3), dt, "unit"), "w": Inp((2, 3), dt, "positive"),
-        "p": Inp((3,), dt, "positive")}, grad=("z", "y"))
-    op(f"bce_logits-scalar-{dt}", _bce_logits(), {"z": Inp((), dt), "y": Inp((), dt, "binary")}, grad=("z",))
+        op(
+            f"bce_logits-extreme-{reduction}-{dt}",
+            _bce_logits(reduction=reduction),
+            {"z": Inp((8,), dt, "extreme"), "y": Inp((8,), dt, "binary")},
+            grad=("z",),
+        )
+        op(
+            f"bce_logits-extreme-pos_weight-{reduction}-{dt}",
+            lambda lib, z, y, p, r=reduction: lib.nn.functional.binary_cross_entropy_with_logits(
+                z, y, pos_weight=p, reduction=r
+            ),
+            {
+                "z": Inp((2, 4), dt, "extreme"),
+                "y": Inp((2, 4), dt, "binary"),
+                "p": Inp((4,), dt, "positive"),
+            },
+            grad=("z", "y"),
+        )
+    op(
+        f"bce_logits-target-grad-{dt}",
+        _bce_logits(),
+        {"z": Inp((5,), dt), "y": Inp((5,), dt, "unit")},
+        grad=("z", "y"),
+    )
+    op(
+        f"bce_logits-all-weights-target-grad-{dt}",
+        lambda lib, z, y, w, p: lib.nn.functional.binary_cross_entropy_with_logits(
+            z, y, weight=w, pos_weight=p, reduction="sum"
+        ),
+        {
+            "z": Inp((2, 3), dt),
+            "y": Inp((2, 3), dt, "unit"),
+            "w": Inp((2, 3), dt, "positive"),
+            "p": Inp((3,), dt, "positive"),
+        },
+        grad=("z", "y"),
+    )
+    op(
+        f"bce_logits-scalar-{dt}",
+        _bce_logits(),
+        {"z": Inp((), dt), "y": Inp((), dt, "binary")},
+        grad=("z",),
+    )
     for reduction in ("mean", "sum", "none"):
-        op(f"bce-{reduction}-{dt}",
-           lambda lib, p, y, r=reduction: lib.nn.functional.binary_cross_entropy(p, y, reduction=r),
-           {"p": Inp((4, 3), dt, "unit"), "y": Inp((4, 3), dt, "binary")}, grad=("p",))
-        op(f"bce-weight-{reduction}-{dt}",
-           lambda lib, p, y, w, r=reduction: lib.nn.functional.binary_cross_entropy(p, y, weight=w, reduction=r),
-           {"p": Inp((4, 3), dt, "unit"), "y": Inp((4, 3), dt, "unit"), "w": Inp((4, 3), dt, "positive")},
-           grad=("p",))
-        op(f"mse-{reduction}-{dt}",
-           lambda lib, x, y, r=reduction: lib.nn.functional.mse_loss(x, y, reduction=r),
-           {"x": Inp((4, 3), dt), "y": Inp((4, 3), dt)}, grad=("x",))
-    op(f"bce-of-sigmoid-{dt}", lambda lib, z, y: lib.nn.functional.binary_cross_entropy(lib.sigmoid(z), y),
-       {"z": Inp((5,), dt), "y": Inp((5,), dt, "binary")}, grad=("z",))
-    op(f"bce-at-0-and-1-{dt}", lambda lib, p, y: lib.nn.functional.binary_cross_entropy(p, y, reduction="none"),
-       {"p": Inp((6,), dt, "binary"), "y": Inp((6,), dt, "binary")}, grad=("p",), how="gradient")
-    op(f"bce-target-grad-{dt}", lambda lib, p, y: lib.nn.functional.binary_cross_entropy(p, y),
-       {"p": Inp((5,), dt, "unit"), "y": Inp((5,), dt, "unit")}, grad=("p", "y"))
-    op(f"mse-target-grad-{dt}", lambda lib, x, y: lib.nn.functional.mse_loss(x, y),
-       {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)}, grad=("x", "y"))
-    op(f"mse-halves-{dt}", lambda lib, x, y: lib.nn.functional.mse_loss(x, y, reduction="sum"),
-       {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "halves")}, grad=("x", "y"))
+        op(
+            f"bce-{reduction}-{dt}",
+            lambda lib, p, y, r=reduction: lib.nn.functional.binary_cross_entropy(
+                p, y, reduction=r
+            ),
+            {"p": Inp((4, 3), dt, "unit"), "y": Inp((4, 3), dt, "binary")},
+            grad=("p",),
+        )
+        op(
+            f"bce-weight-{reduction}-{dt}",
+            lambda lib, p, y, w, r=reduction: lib.nn.functional.binary_cross_entropy(
+                p, y, weight=w, reduction=r
+            ),
+            {
+                "p": Inp((4, 3), dt, "unit"),
+                "y": Inp((4, 3), dt, "unit"),
+                "w": Inp((4, 3), dt, "positive"),
+            },
+            grad=("p",),
+        )
+        op(
+            f"mse-{reduction}-{dt}",
+            lambda lib, x, y, r=reduction: lib.nn.functional.mse_loss(x, y, reduction=r),
+            {"x": Inp((4, 3), dt), "y": Inp((4, 3), dt)},
+            grad=("x",),
+        )
+    op(
+        f"bce-of-sigmoid-{dt}",
+        lambda lib, z, y: lib.nn.functional.binary_cross_entropy(lib.sigmoid(z), y),
+        {"z": Inp((5,), dt), "y": Inp((5,), dt, "binary")},
+        grad=("z",),
+    )
+    op(
+        f"bce-at-0-and-1-{dt}",
+        lambda lib, p, y: lib.nn.functional.binary_cross_entropy(p, y, reduction="none"),
+        {"p": Inp((6,), dt, "binary"), "y": Inp((6,), dt, "binary")},
+        grad=("p",),
+        how="gradient",
+    )
+    op(
+        f"bce-target-grad-{dt}",
+        lambda lib, p, y: lib.nn.functional.binary_cross_entropy(p, y),
+        {"p": Inp((5,), dt, "unit"), "y": Inp((5,), dt, "unit")},
+        grad=("p", "y"),
+    )
+    op(
+        f"mse-target-grad-{dt}",
+        lambda lib, x, y: lib.nn.functional.mse_loss(x, y),
+        {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)},
+        grad=("x", "y"),
+    )
+    op(
+        f"mse-halves-{dt}",
+        lambda lib, x, y: lib.nn.functional.mse_loss(x, y, reduction="sum"),
+        {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "halves")},
+        grad=("x", "y"),
+    )
 
 # ----------------------------------------------------------------------------- dtype promotion
 
@@ -477,34 +736,66 @@ PROMOTION = {
     # name: (function, inputs)
     "int_times_float_scalar": (lambda lib, i: i * 1.5, {"i": Inp((3,), "int64", "int")}),
     "int_plus_int_scalar": (lambda lib, i: i + 2, {"i": Inp((3,), "int64", "int")}),
-    "int_div_int": (lambda lib, i, j: i / (j * 0 + 3), {"i": Inp((4,), "int64", "int"), "j": Inp((4,), "int64", "int")}),
+    "int_div_int": (
+        lambda lib, i, j: i / (j * 0 + 3),
+        {"i": Inp((4,), "int64", "int"), "j": Inp((4,), "int64", "int")},
+    ),
     "int_div_scalar": (lambda lib, i: i / 2, {"i": Inp((4,), "int64", "int")}),
     "scalar_div_int": (lambda lib, i: 2 / (i * 0 + 4), {"i": Inp((4,), "int64", "int")}),
-    "bool_plus_int": (lambda lib, b, i: b + i, {"b": Inp((4,), "bool", "bool"), "i": Inp((4,), "int64", "int")}),
-    "bool_plus_bool": (lambda lib, b, c: b + c, {"b": Inp((4,), "bool", "bool"), "c": Inp((4,), "bool", "bool")}),
-    "bool_times_float": (lambda lib, b, x: b * x, {"b": Inp((4,), "bool", "bool"), "x": Inp((4,), F64)}),
+    "bool_plus_int": (
+        lambda lib, b, i: b + i,
+        {"b": Inp((4,), "bool", "bool"), "i": Inp((4,), "int64", "int")},
+    ),
+    "bool_plus_bool": (
+        lambda lib, b, c: b + c,
+        {"b": Inp((4,), "bool", "bool"), "c": Inp((4,), "bool", "bool")},
+    ),
+    "bool_times_float": (
+        lambda lib, b, x: b * x,
+        {"b": Inp((4,), "bool", "bool"), "x": Inp((4,), F64)},
+    ),
     "bool_plus_scalar_int": (lambda lib, b: b + 1, {"b": Inp((3,), "bool", "bool")}),
     "bool_times_scalar_float": (lambda lib, b: b * 2.5, {"b": Inp((3,), "bool", "bool")}),
-    "int_pow_int": (lambda lib, i: i ** 2, {"i": Inp((3,), "int64", "int")}),
+    "int_pow_int": (lambda lib, i: i**2, {"i": Inp((3,), "int64", "int")}),
     "int_pow_float": (lambda lib, i: (i * 0 + 4) ** 0.5, {"i": Inp((3,), "int64", "int")}),
     "f64_0d_times_f32_vector": (lambda lib, s, v: s * v, {"s": Inp((), F64), "v": Inp((3,), F32)}),
     "f32_vector_plus_f64_0d": (lambda lib, v, s: v + s, {"s": Inp((), F64), "v": Inp((3,), F32)}),
     "f32_plus_f64_vectors": (lambda lib, a, b: a + b, {"a": Inp((3,), F32), "b": Inp((3,), F64)}),
-    "f32_times_f64_broadcast": (lambda lib, a, b: a * b, {"a": Inp((2, 3), F32), "b": Inp((3,), F64)}),
-    "int_vector_times_f64_0d": (lambda lib, i, s: i * s, {"i": Inp((3,), "int64", "int"), "s": Inp((), F64)}),
-    "int_vector_times_f32_vector": (lambda lib, i, x: i * x, {"i": Inp((3,), "int64", "int"), "x": Inp((3,), F32)}),
+    "f32_times_f64_broadcast": (
+        lambda lib, a, b: a * b,
+        {"a": Inp((2, 3), F32), "b": Inp((3,), F64)},
+    ),
+    "int_vector_times_f64_0d": (
+        lambda lib, i, s: i * s,
+        {"i": Inp((3,), "int64", "int"), "s": Inp((), F64)},
+    ),
+    "int_vector_times_f32_vector": (
+        lambda lib, i, x: i * x,
+        {"i": Inp((3,), "int64", "int"), "x": Inp((3,), F32)},
+    ),
     "f64_vector_times_float_scalar": (lambda lib, x: x * 1.5, {"x": Inp((3,), F64)}),
-    "int_0d_plus_float_vector": (lambda lib, i, x: i + x, {"i": Inp((), "int64", "int"), "x": Inp((2,), F32)}),
+    "int_0d_plus_float_vector": (
+        lambda lib, i, x: i + x,
+        {"i": Inp((), "int64", "int"), "x": Inp((2,), F32)},
+    ),
     "f64_0d_plus_f32_0d": (lambda lib, a, b: a + b, {"a": Inp((), F64), "b": Inp((), F32)}),
-    "f32_maximum_f64": (lambda lib, a, b: lib.maximum(a, b), {"a": Inp((3,), F32), "b": Inp((3,), F64)}),
+    "f32_maximum_f64": (
+        lambda lib, a, b: lib.maximum(a, b),
+        {"a": Inp((3,), F32), "b": Inp((3,), F64)},
+    ),
     "int_exp": (lambda lib, i: lib.exp(i), {"i": Inp((3,), "int64", "int")}),
     "int_sigmoid": (lambda lib, i: i.sigmoid(), {"i": Inp((3,), "int64", "int")}),
     "int_neg": (lambda lib, i: -i, {"i": Inp((3,), "int64", "int")}),
     "int_rsub": (lambda lib, i: 1 - i, {"i": Inp((3,), "int64", "int")}),
     "int_to_float": (lambda lib, i: i.float() * 2, {"i": Inp((3,), "int64", "int")}),
-    "int_matmul": (lambda lib, a, b: a @ b, {"a": Inp((2, 3), "int64", "int"), "b": Inp((3,), "int64", "int")}),
-    "comparisons": (lambda lib, x, y: (x > y, x >= 0, x == y, x != y, x < 0.5, x <= y),
-                    {"x": Inp((5,), F32, "ties"), "y": Inp((5,), F32, "ties")}),
+    "int_matmul": (
+        lambda lib, a, b: a @ b,
+        {"a": Inp((2, 3), "int64", "int"), "b": Inp((3,), "int64", "int")},
+    ),
+    "comparisons": (
+        lambda lib, x, y: (x > y, x >= 0, x == y, x != y, x < 0.5, x <= y),
+        {"x": Inp((5,), F32, "ties"), "y": Inp((5,), F32, "ties")},
+    ),
 }
 for name, (fn, inputs) in PROMOTION.items():
     op(f"promote-{name}", lambda lib, fn=fn, **t: fn(lib, **t), inputs)
@@ -522,14 +813,22 @@ def _from_numpy_prog(lib, inp):
 
 register("from_numpy-requires_grad_", _from_numpy_prog, {"a": Inp((3,), F64), "w": Inp((3,), F64)})
 
-op("composite-mlp", lambda lib, x, w1, w2: lib.sigmoid(lib.relu(x @ w1) @ w2).mean(),
-   {"x": Inp((4, 3), F32), "w1": Inp((3, 5), F32), "w2": Inp((5, 2), F32)})
-op("composite-diamond", lambda lib, x: (x * 2) * (x + 1) - x.tanh() / 2,
-   {"x": Inp((3,), F64)})
-op("composite-reuse-index", lambda lib, x: x[0] * x[1] + x[0] * x[2] + x.sum(),
-   {"x": Inp((3, 2), F32)})
-op("composite-softplus-like", lambda lib, x: lib.log(1 + lib.exp(-x.abs())) + x.relu(),
-   {"x": Inp((6,), F64)})
+op(
+    "composite-mlp",
+    lambda lib, x, w1, w2: lib.sigmoid(lib.relu(x @ w1) @ w2).mean(),
+    {"x": Inp((4, 3), F32), "w1": Inp((3, 5), F32), "w2": Inp((5, 2), F32)},
+)
+op("composite-diamond", lambda lib, x: (x * 2) * (x + 1) - x.tanh() / 2, {"x": Inp((3,), F64)})
+op(
+    "composite-reuse-index",
+    lambda lib, x: x[0] * x[1] + x[0] * x[2] + x.sum(),
+    {"x": Inp((3, 2), F32)},
+)
+op(
+    "composite-softplus-like",
+    lambda lib, x: lib.log(1 + lib.exp(-x.abs())) + x.relu(),
+    {"x": Inp((6,), F64)},
+)
 
 
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))

@@ -1,6 +1,7 @@
 """Fixtures of the end-to-end tests (see e2e_support.py for what they do and need):
 a cleared copy of notebooks/, a JupyterLab and a Voilà server on it, headless
 Chromium and a page per test."""
+
 from __future__ import annotations
 
 import contextlib
@@ -11,12 +12,26 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from e2e_support import (
-    ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, LAB_SETTINGS_OVERRIDES, NOTEBOOKS,
-    STEPPER_NOTEBOOK, Server, _clear_outputs, _isolated_env,
-    _root_flags, artifacts_written, close_page, free_port, live_pages, new_page,
-    require_browser_stack, save_screenshot,
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JACOBIAN_NOTEBOOK,
+    KERNEL_TIMEOUT,
+    LAB_SETTINGS_OVERRIDES,
+    NOTEBOOKS,
+    STEPPER_NOTEBOOK,
+    Server,
+    _clear_outputs,
+    _isolated_env,
+    _root_flags,
+    artifacts_written,
+    close_page,
+    free_port,
+    live_pages,
+    new_page,
+    require_browser_stack,
+    save_screenshot,
 )
 
 
@@ -39,7 +54,9 @@ def notebook_dir(tmp_path_factory) -> Path:
             _clear_outputs(nb)
             nbformat.write(nb, root / source.name)
     for name in (STEPPER_NOTEBOOK, JACOBIAN_NOTEBOOK):
-        assert (root / name).exists(), f"the end-to-end tests drive notebooks/{name}, which is missing"
+        assert (root / name).exists(), (
+            f"the end-to-end tests drive notebooks/{name}, which is missing"
+        )
     return root
 
 
@@ -53,14 +70,22 @@ def lab_server(notebook_dir, tmp_path_factory):
     (app_settings / "overrides.json").write_text(json.dumps(LAB_SETTINGS_OVERRIDES, indent=2))
     port, token = free_port(), secrets.token_hex(16)
     argv = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", *_root_flags(),
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        *_root_flags(),
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={notebook_dir}",
         f"--LabApp.app_settings_dir={app_settings}",
     ]
     url = f"http://127.0.0.1:{port}"
-    server = Server("jupyterlab", argv, notebook_dir, _isolated_env(home), url,
-                    f"/api/status?token={token}")
+    server = Server(
+        "jupyterlab", argv, notebook_dir, _isolated_env(home), url, f"/api/status?token={token}"
+    )
     server.token = token
     yield server
     server.stop()
@@ -72,15 +97,23 @@ def voila_server(notebook_dir, tmp_path_factory):
     home = tmp_path_factory.mktemp("voila-home")
     port, token = free_port(), secrets.token_hex(16)
     argv = [
-        sys.executable, "-m", "voila", str(notebook_dir / STEPPER_NOTEBOOK), "--no-browser",
-        "--Voila.ip=127.0.0.1", f"--Voila.port={port}", "--Voila.port_retries=0",
-        f"--Voila.token={token}", "--VoilaConfiguration.show_tracebacks=True",
+        sys.executable,
+        "-m",
+        "voila",
+        str(notebook_dir / STEPPER_NOTEBOOK),
+        "--no-browser",
+        "--Voila.ip=127.0.0.1",
+        f"--Voila.port={port}",
+        "--Voila.port_retries=0",
+        f"--Voila.token={token}",
+        "--VoilaConfiguration.show_tracebacks=True",
         f"--NotebookClient.timeout={int(KERNEL_TIMEOUT)}",
         f"--NotebookClient.startup_timeout={int(KERNEL_TIMEOUT)}",
     ]
     url = f"http://127.0.0.1:{port}"
-    server = Server("voila", argv, notebook_dir, _isolated_env(home), url,
-                    "/voila/static/agk-readiness-probe")
+    server = Server(
+        "voila", argv, notebook_dir, _isolated_env(home), url, "/voila/static/agk-readiness-probe"
+    )
     server.token = token
     yield server
     server.stop()
@@ -92,8 +125,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
-                                              headless=True)
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
         yield chromium
         chromium.close()
 

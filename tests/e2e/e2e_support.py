@@ -24,6 +24,7 @@ CI cannot silently skip them.
 Screenshots and server logs go to ``$AGK_E2E_ARTIFACTS`` (default
 ``tests/e2e/artifacts/``, git-ignored); the folder is printed at the end of the run.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,14 +46,21 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"  # what the servers serve a cleared copy of
 CHROMIUM = Path(os.environ.get("AGK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
-ARTIFACTS = Path(os.environ.get("AGK_E2E_ARTIFACTS") or Path(__file__).parent / "artifacts").resolve()
+ARTIFACTS = Path(
+    os.environ.get("AGK_E2E_ARTIFACTS") or Path(__file__).parent / "artifacts"
+).resolve()
 
-SERVER_START_TIMEOUT = 120.0   # s: server answering HTTP
-KERNEL_TIMEOUT = 120.0         # s: kernel started and idle, notebook run
-UI_TIMEOUT = 30.0              # s: one DOM change after one click or key press
+SERVER_START_TIMEOUT = 120.0  # s: server answering HTTP
+KERNEL_TIMEOUT = 120.0  # s: kernel started and idle, notebook run
+UI_TIMEOUT = 30.0  # s: one DOM change after one click or key press
 
 # The notebooks under test.
 STEPPER_NOTEBOOK = "02_computing_gradients.ipynb"
@@ -79,10 +87,16 @@ artifacts_written: list[Path] = []
 # ------------------------------------------------------------------ requirements
 def _missing_requirement() -> str | None:
     if not CHROMIUM.exists():
-        return (f"Chromium not found at {CHROMIUM} (install Debian's: apt-get install -y chromium; "
-                "or set AGK_CHROMIUM)")
-    for module, package in (("playwright.sync_api", "playwright"), ("jupyterlab", "jupyterlab"),
-                            ("voila", "voila"), ("nbclient", "nbclient")):
+        return (
+            f"Chromium not found at {CHROMIUM} (install Debian's: apt-get install -y chromium; "
+            "or set AGK_CHROMIUM)"
+        )
+    for module, package in (
+        ("playwright.sync_api", "playwright"),
+        ("jupyterlab", "jupyterlab"),
+        ("voila", "voila"),
+        ("nbclient", "nbclient"),
+    ):
         try:
             found = importlib.util.find_spec(module) is not None
         except ImportError:
@@ -91,7 +105,7 @@ def _missing_requirement() -> str | None:
             return f"Python package {package!r} is not installed (pip install -e '.[test]')"
     try:
         import playwright.sync_api  # noqa: F401
-    except Exception as error:  # noqa: BLE001 — any import failure means no browser tests
+    except Exception as error:
         return f"playwright cannot be imported: {type(error).__name__}: {error}"
     return None
 
@@ -122,7 +136,7 @@ def expects_error(cell) -> bool:
 
 
 # What the browser must show, computed by the widgets themselves in a plain kernel.
-_PROBE = r'''
+_PROBE = r"""
 import json as _json, re as _re
 import numpy as _np
 from ipywidgets.widgets.widget import _instances as _agk_instances
@@ -161,7 +175,7 @@ def _agk_probe():
     return out
 
 print("AGK-PROBE " + _json.dumps(_agk_probe()))
-'''
+"""
 
 _expected_cache: dict[str, dict] = {}
 
@@ -182,18 +196,24 @@ def expected_for(notebook: Path) -> dict:
 
         nb = nbformat.read(notebook, as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(_PROBE))
-        client = nbclient.NotebookClient(nb, timeout=int(KERNEL_TIMEOUT), kernel_name="python3",
-                                         startup_timeout=int(KERNEL_TIMEOUT),
-                                         resources={"metadata": {"path": str(notebook.parent)}})
+        client = nbclient.NotebookClient(
+            nb,
+            timeout=int(KERNEL_TIMEOUT),
+            kernel_name="python3",
+            startup_timeout=int(KERNEL_TIMEOUT),
+            resources={"metadata": {"path": str(notebook.parent)}},
+        )
         client.execute()
         for cell in nb.cells:
             if cell.cell_type == "code" and not expects_error(cell):
                 errors = [o for o in cell.outputs if o.output_type == "error"]
-                assert not errors, (f"{notebook.name} fails outside the browser already: "
-                                    f"{errors[0].ename}: {errors[0].evalue}")
+                assert not errors, (
+                    f"{notebook.name} fails outside the browser already: "
+                    f"{errors[0].ename}: {errors[0].evalue}"
+                )
         text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
         line = next(line for line in text.splitlines() if line.startswith("AGK-PROBE "))
-        _expected_cache[key] = json.loads(line[len("AGK-PROBE "):])
+        _expected_cache[key] = json.loads(line[len("AGK-PROBE ") :])
     return _expected_cache[key]
 
 
@@ -220,14 +240,22 @@ def _descendants(pid: int) -> list[int]:
 class Server:
     """A Jupyter server process (lab or voila) in its own process group."""
 
-    def __init__(self, name: str, argv: list[str], cwd: Path, env: dict[str, str],
-                 url: str, ready_path: str) -> None:
+    def __init__(
+        self, name: str, argv: list[str], cwd: Path, env: dict[str, str], url: str, ready_path: str
+    ) -> None:
         self.name, self.url = name, url
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.log_path = ARTIFACTS / f"{name}.log"
-        self._log = open(self.log_path, "w", encoding="utf-8")
-        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=self._log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        # Open for the server's whole life; closed in stop().
+        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self._wait_ready(ready_path)
 
     def _wait_ready(self, path: str) -> None:
@@ -235,8 +263,10 @@ class Server:
         last = None
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with code {self.process.returncode} while "
-                                   f"starting; log:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"{self.name} exited with code {self.process.returncode} while "
+                    f"starting; log:\n{self.log_tail()}"
+                )
             try:
                 with urllib.request.urlopen(self.url + path, timeout=5) as response:
                     if response.status == 200:
@@ -250,13 +280,17 @@ class Server:
             time.sleep(0.2)
         tail = self.log_tail()
         self.stop()
-        raise RuntimeError(f"{self.name} did not answer {path} within {SERVER_START_TIMEOUT:.0f} s "
-                           f"({last}); log:\n{tail}")
+        raise RuntimeError(
+            f"{self.name} did not answer {path} within {SERVER_START_TIMEOUT:.0f} s "
+            f"({last}); log:\n{tail}"
+        )
 
     def log_tail(self, lines: int = 40) -> str:
         if not self._log.closed:
             self._log.flush()
-        return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        return "\n".join(
+            self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
+        )
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -283,9 +317,13 @@ def _root_flags() -> list[str]:
 def _isolated_env(home: Path) -> dict[str, str]:
     """This environment, with Jupyter's per-user state moved into ``home``."""
     env = dict(os.environ)
-    for variable, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                          ("JUPYTERLAB_SETTINGS_DIR", "user-settings"),
-                          ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython")):
+    for variable, sub in (
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "user-settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+        ("IPYTHONDIR", "ipython"),
+    ):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[variable] = str(home / sub)
     env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
@@ -338,5 +376,3 @@ def save_screenshot(target, name: str) -> Path:
     target.screenshot(path=str(path))
     artifacts_written.append(path)
     return path
-
-

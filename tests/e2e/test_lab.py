@@ -5,6 +5,7 @@ every cell with the menu Run → Run All Cells, waits for the kernel to finish, 
 presses the widget's controls like a reader would and checks the DOM against what
 the same widget objects show when the notebook runs outside the browser
 (:func:`e2e_support.expected_for`)."""
+
 from __future__ import annotations
 
 import json
@@ -13,10 +14,18 @@ import urllib.request
 
 import numpy as np
 import pytest
-
 from e2e_support import (
-    ARTIFACTS, JACOBIAN_NOTEBOOK, KERNEL_TIMEOUT, STEPPER_NOTEBOOK, UI_TIMEOUT, close_page, expected_for,
-    expects_error, new_page, poll, save_screenshot,
+    ARTIFACTS,
+    JACOBIAN_NOTEBOOK,
+    KERNEL_TIMEOUT,
+    STEPPER_NOTEBOOK,
+    UI_TIMEOUT,
+    close_page,
+    expected_for,
+    expects_error,
+    new_page,
+    poll,
+    save_screenshot,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -54,8 +63,10 @@ def wait_kernel_idle(page) -> None:
 
 def click_menu(page, menu: str, item: str) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(menu)}$")).click()
-    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
-                 has_text=re.compile(f"^{re.escape(item)}$")).click()
+    page.locator(
+        ".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+        has_text=re.compile(f"^{re.escape(item)}$"),
+    ).click()
 
 
 _CELL_STATE = """() => {
@@ -69,7 +80,9 @@ _CELL_STATE = """() => {
     }));
 }"""
 
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b", re.MULTILINE)
+_TRACEBACK = re.compile(
+    r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception)\b", re.MULTILINE
+)
 
 
 def run_all_cells(page, notebook_path) -> None:
@@ -85,17 +98,26 @@ def run_all_cells(page, notebook_path) -> None:
         state = page.evaluate(_CELL_STATE)
         if any(any(_TRACEBACK.search(text) for text in cell["stderr"]) for cell in state):
             return state  # stop waiting: an error stops Run All
-        done = all(re.fullmatch(r"\[\d+\]:", cell["prompt"]) for cell in state
-                   if cell["code"] and cell["source"].strip())
+        done = all(
+            re.fullmatch(r"\[\d+\]:", cell["prompt"])
+            for cell in state
+            if cell["code"] and cell["source"].strip()
+        )
         return state if done else None
 
-    state = poll(settled, KERNEL_TIMEOUT, "Run All Cells to finish (every code cell numbered)", 0.25)
-    assert len(state) == len(cells), f"the DOM shows {len(state)} cells, the notebook has {len(cells)}"
+    state = poll(
+        settled, KERNEL_TIMEOUT, "Run All Cells to finish (every code cell numbered)", 0.25
+    )
+    assert len(state) == len(cells), (
+        f"the DOM shows {len(state)} cells, the notebook has {len(cells)}"
+    )
     for index, (shown, cell) in enumerate(zip(state, cells)):
         if expects_error(cell):
             continue
         tracebacks = [text for text in shown["stderr"] if _TRACEBACK.search(text)]
-        assert not tracebacks, f"cell {index} shows an error in JupyterLab:\n{tracebacks[0][-2000:]}"
+        assert not tracebacks, (
+            f"cell {index} shows an error in JupyterLab:\n{tracebacks[0][-2000:]}"
+        )
     wait_kernel_idle(page)
 
 
@@ -113,14 +135,23 @@ def saved_error_outputs(page, server, name: str, notebook_path) -> list[str]:
         with urllib.request.urlopen(url, timeout=10) as response:
             model = json.load(response)
         content = model["content"]["cells"]
-        outputs = [output for cell in content if cell["cell_type"] == "code" for output in cell["outputs"]]
-        return content if any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
-                              for o in outputs) else None
+        outputs = [
+            output for cell in content if cell["cell_type"] == "code" for output in cell["outputs"]
+        ]
+        return (
+            content
+            if any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+            else None
+        )
 
     content = poll(saved, UI_TIMEOUT, "the notebook to be saved with its widget outputs", 0.25)
-    return [f"cell {i}: {o['ename']}: {o['evalue']}" for i, (cell, original) in enumerate(zip(content, cells))
-            if cell["cell_type"] == "code" and not expects_error(original)
-            for o in cell["outputs"] if o["output_type"] == "error"]
+    return [
+        f"cell {i}: {o['ename']}: {o['evalue']}"
+        for i, (cell, original) in enumerate(zip(content, cells))
+        if cell["cell_type"] == "code" and not expects_error(original)
+        for o in cell["outputs"]
+        if o["output_type"] == "error"
+    ]
 
 
 # ------------------------------------------------------------------ the stepper
@@ -135,13 +166,15 @@ class StepperView:
         self.graph = self.widget.locator(".agk-stepper-graph svg.agk-graph")
         self.panel = self.widget.locator(".agk-stepper-panel")
         self.plots = self.widget.locator(".agk-stepper-plots")
-        self.slider = self.widget.locator(".widget-slider", has=page.locator(
-            ".widget-label", has_text=re.compile("^step$")))
+        self.slider = self.widget.locator(
+            ".widget-slider", has=page.locator(".widget-label", has_text=re.compile("^step$"))
+        )
 
     def click_and_time_redraw(self, name: str, label: str | None) -> float:
         """Click a button; return the ms until the graph marks ``label`` current,
         timed in the page (from the click event to the DOM change)."""
-        self.graph.evaluate("""(svg, label) => {
+        self.graph.evaluate(
+            """(svg, label) => {
             const view = svg.closest('.agk-stepper-graph');
             window.__agkRedraw = new Promise(resolve => {
                 let start = null;
@@ -156,7 +189,9 @@ class StepperView:
                 });
                 observer.observe(view, {subtree: true, childList: true, attributes: true});
             });
-        }""", label)
+        }""",
+            label,
+        )
         self.button(name).click()
         return float(self.page.evaluate("() => window.__agkRedraw"))
 
@@ -178,13 +213,17 @@ class StepperView:
             poll(lambda: current.count() == 0, UI_TIMEOUT, f"no current node at step {k}")
         else:
             label = positions[k]["current"]
-            poll(lambda: current.count() == 1 and current.get_attribute("data-node") == label,
-                 UI_TIMEOUT, f"node {label!r} to be current at step {k}")
+            poll(
+                lambda: current.count() == 1 and current.get_attribute("data-node") == label,
+                UI_TIMEOUT,
+                f"node {label!r} to be current at step {k}",
+            )
             for earlier in positions[1:k]:
                 if earlier["current"] != label:
                     node = graph.locator(f'g.node[data-node="{earlier["current"]}"]')
-                    assert "done" in node.get_attribute("class").split(), \
+                    assert "done" in node.get_attribute("class").split(), (
                         f"{earlier['current']} ran before step {k} but is not drawn as done"
+                    )
         # The slider too: its update (and the Play widget's, linked to it in the
         # browser) must have arrived before the next click, or a stale echo of it
         # would move the stepper (see test_run_all_leaves_the_stepper_where_the_notebook_did).
@@ -192,7 +231,9 @@ class StepperView:
         text = self.panel.inner_text()
         assert f"Step {k} of {self.total}" in text, f"panel at step {k} says:\n{text}"
         if positions[k]["label"] is not None:
-            assert positions[k]["label"] in text, f"panel at step {k} does not name the node:\n{text}"
+            assert positions[k]["label"] in text, (
+                f"panel at step {k} does not name the node:\n{text}"
+            )
         image = self.plots.locator("svg, img").first
         assert image.is_visible(), "the plot area shows no image"
         box = image.bounding_box()
@@ -222,8 +263,13 @@ def test_backward_stepper_in_jupyterlab(stepper_lab, lab_server, notebook_dir):
     page, positions, total = view.page, view.positions, view.total
 
     # The drawing in the browser is the drawing the test computed.
-    shown_nodes = sorted(set(view.graph.locator("g[data-node]").evaluate_all(
-        "nodes => nodes.map(n => n.dataset.node)")))
+    shown_nodes = sorted(
+        set(
+            view.graph.locator("g[data-node]").evaluate_all(
+                "nodes => nodes.map(n => n.dataset.node)"
+            )
+        )
+    )
     assert shown_nodes == positions[0]["nodes"], "the browser shows a different graph"
 
     # A reader starts from the beginning: Reset, Step ×4 (fewer if the pass is
@@ -248,14 +294,17 @@ def test_backward_stepper_in_jupyterlab(stepper_lab, lab_server, notebook_dir):
     # The tutorial's graph fits the width of a laptop's JupyterLab (1400 px) without
     # scrolling: the loss end, where the pass starts, must be visible.
     assert view.widget.locator(".agk-stepper-graph").evaluate(
-        "box => box.scrollWidth <= box.clientWidth + 1"), "the graph does not fit: it scrolls sideways"
-    save_screenshot(view.widget, "lab-stepper-midway")   # the README's docs/images/stepper.png
+        "box => box.scrollWidth <= box.clientWidth + 1"
+    ), "the graph does not fit: it scrolls sideways"
+    save_screenshot(view.widget, "lab-stepper-midway")  # the README's docs/images/stepper.png
     save_screenshot(page, "lab-stepper-page")
     view.button("Back").click()
     view.check_position(forward - 1)
     save_screenshot(view.widget, f"lab-stepper-back-to-{forward - 1:02d}")
 
-    assert not saved_error_outputs(page, lab_server, STEPPER_NOTEBOOK, notebook_dir / STEPPER_NOTEBOOK)
+    assert not saved_error_outputs(
+        page, lab_server, STEPPER_NOTEBOOK, notebook_dir / STEPPER_NOTEBOOK
+    )
     assert not page.errors, f"JavaScript errors in the page: {page.errors}"
 
 
@@ -266,7 +315,8 @@ def test_run_all_leaves_the_stepper_where_the_notebook_did(stepper_lab):
     view, after_run_all = stepper_lab
     assert after_run_all == view.start, (
         f"after Run All the stepper shows step {after_run_all}; the notebook left it at step "
-        f"{view.start} (as nbclient, without a browser, runs it)")
+        f"{view.start} (as nbclient, without a browser, runs it)"
+    )
 
 
 # ------------------------------------------------------------------ the Jacobian explorer
@@ -295,18 +345,24 @@ def test_jacobian_explorer_in_jupyterlab(page, lab_server, notebook_dir):
     v_table = results.locator("table.agk-v")
     verdict = results.locator(".agk-verdict")
     sliders = widget.locator(".widget-slider")
-    assert sliders.locator(".widget-label").all_inner_texts() == explorer["slider_labels"], \
+    assert sliders.locator(".widget-label").all_inner_texts() == explorer["slider_labels"], (
         "the browser shows a different explorer"
+    )
 
     def check(v: np.ndarray, what: str) -> None:
         """The tables show v, vᵀJ by backward and by NumPy (3 significant digits)."""
         want = v @ J
-        poll(lambda: np.allclose(_numbers(backward_table), want, rtol=6e-3, atol=1e-3) or None,
-             UI_TIMEOUT, f"vᵀJ = {np.round(want, 3).tolist()} after {what} "
-             f"(shown: {backward_table.locator('td').all_inner_texts()})")
+        poll(
+            lambda: np.allclose(_numbers(backward_table), want, rtol=6e-3, atol=1e-3) or None,
+            UI_TIMEOUT,
+            f"vᵀJ = {np.round(want, 3).tolist()} after {what} "
+            f"(shown: {backward_table.locator('td').all_inner_texts()})",
+        )
         assert np.allclose(_numbers(explicit_table), want, rtol=6e-3, atol=1e-3)
         assert np.allclose(_numbers(v_table), v, rtol=6e-3, atol=1e-3)
-        assert verdict.inner_text().startswith("equal"), f"verdict after {what}: {verdict.inner_text()}"
+        assert verdict.inner_text().startswith("equal"), (
+            f"verdict after {what}: {verdict.inner_text()}"
+        )
 
     assert np.allclose(_numbers(backward_table), explorer["vjp_backward"], rtol=6e-3, atol=1e-3)
     check(v, "running the notebook")

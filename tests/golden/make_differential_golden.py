@@ -9,6 +9,7 @@ themselves are regenerated from the seed, not stored) and PyTorch's structured
 autogradkit with these records when PyTorch is absent, and check that they are not
 stale when it is present.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -58,10 +59,16 @@ def main() -> None:
         "numpy_version": numpy.__version__,
     }
     # One program per line: compact, yet a regenerated file diffs program by program.
-    lines = [json.dumps(pid) + ":" + json.dumps(entry, separators=(",", ":"))
-             for pid, entry in entries.items()]
-    text = (json.dumps(header, separators=(",", ":"))[:-1] + ',"programs":{\n'
-            + ",\n".join(lines) + "\n}}")
+    lines = [
+        json.dumps(pid) + ":" + json.dumps(entry, separators=(",", ":"))
+        for pid, entry in entries.items()
+    ]
+    text = (
+        json.dumps(header, separators=(",", ":"))[:-1]
+        + ',"programs":{\n'
+        + ",\n".join(lines)
+        + "\n}}"
+    )
     assert json.loads(text)["programs"].keys() == entries.keys()
     harness.GOLDEN_PATH.write_text(text + "\n")
     print(f"wrote {len(entries)} programs to {harness.GOLDEN_PATH} ({len(text) / 1e6:.2f} MB)")

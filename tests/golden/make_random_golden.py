@@ -15,6 +15,7 @@ the SHA-256 of ``torch.get_rng_state()`` after the last call, so a replay also
 checks that the generator ends in exactly PyTorch's state (position in the
 Mersenne Twister stream and cached normal).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,35 +47,57 @@ def build_cases() -> list[dict[str, Any]]:
     # Mixed sequences after each seed: the cached second Box-Muller value
     # (randn(3) leaves one), block paths, 64-bit draws, randint.
     for seed in SEEDS:
-        cases.append({
-            "name": f"mixed sequence seed {seed}",
-            "seed": seed,
-            "calls": [
-                ["randn", [3], "float32"],
-                ["randn", [], "float64"],       # served from the cache
-                ["randn", [2, 2], "float64"],
-                ["rand", [5], "float32"],
-                ["randn", [17], "float32"],
-                ["randn", [1], "float32"],      # leaves a cached value
-                ["randn", [33], "float64"],     # block path ignores the cache
-                ["randn", [1], "float32"],      # ...which is still there
-                ["rand", [3], "float64"],
-                ["randint", 0, 10, [6]],
-                ["randint", -(2**40), 2**40, [3]],
-                ["randint", -5, 2**28 - 5, [2]],
-                ["randn", [5, 3], "float32"],
-            ],
-        })
+        cases.append(
+            {
+                "name": f"mixed sequence seed {seed}",
+                "seed": seed,
+                "calls": [
+                    ["randn", [3], "float32"],
+                    ["randn", [], "float64"],  # served from the cache
+                    ["randn", [2, 2], "float64"],
+                    ["rand", [5], "float32"],
+                    ["randn", [17], "float32"],
+                    ["randn", [1], "float32"],  # leaves a cached value
+                    ["randn", [33], "float64"],  # block path ignores the cache
+                    ["randn", [1], "float32"],  # ...which is still there
+                    ["rand", [3], "float64"],
+                    ["randint", 0, 10, [6]],
+                    ["randint", -(2**40), 2**40, [3]],
+                    ["randint", -5, 2**28 - 5, [2]],
+                    ["randn", [5, 3], "float32"],
+                ],
+            }
+        )
     # Crossing the 624-word block boundary, and a tensor-sized draw.
-    cases.append({"name": "stream crosses twists", "seed": 3,
-                  "calls": [["randint", 0, 10, [610]], ["rand", [7], "float64"],
-                            ["randint", 0, 10, [600]], ["randn", [20], "float32"],
-                            ["randint", 0, 10, [600]], ["randn", [5], "float64"]]})
-    cases.append({"name": "randn 6x7 float64", "seed": 2**32 + 5,
-                  "calls": [["randn", [6, 7], "float64"]]})
-    cases.append({"name": "empty tensors draw nothing", "seed": 9,
-                  "calls": [["randn", [0], "float32"], ["rand", [2, 0], "float64"],
-                            ["randint", 0, 3, [0]], ["randn", [2], "float32"]]})
+    cases.append(
+        {
+            "name": "stream crosses twists",
+            "seed": 3,
+            "calls": [
+                ["randint", 0, 10, [610]],
+                ["rand", [7], "float64"],
+                ["randint", 0, 10, [600]],
+                ["randn", [20], "float32"],
+                ["randint", 0, 10, [600]],
+                ["randn", [5], "float64"],
+            ],
+        }
+    )
+    cases.append(
+        {"name": "randn 6x7 float64", "seed": 2**32 + 5, "calls": [["randn", [6, 7], "float64"]]}
+    )
+    cases.append(
+        {
+            "name": "empty tensors draw nothing",
+            "seed": 9,
+            "calls": [
+                ["randn", [0], "float32"],
+                ["rand", [2, 0], "float64"],
+                ["randint", 0, 3, [0]],
+                ["randn", [2], "float32"],
+            ],
+        }
+    )
     return cases
 
 
@@ -131,19 +154,27 @@ def main() -> int:
 
     capability = torch.backends.cpu.get_cpu_capability()
     if capability not in ("AVX2", "AVX512"):
-        print(f"refusing to record: CPU capability {capability} does not run the AVX2 "
-              "normal kernel the golden file describes", file=sys.stderr)
+        print(
+            f"refusing to record: CPU capability {capability} does not run the AVX2 "
+            "normal kernel the golden file describes",
+            file=sys.stderr,
+        )
         return 1
     cases = []
     for case in build_cases():
         cases.append({**case, **run_torch(case)})
-    lines = [json.dumps({
-        "torch_version": torch.__version__,
-        "cpu_capability": capability,
-        "float32_normal_kernel": "avx2",
-        "libc": "-".join(platform.libc_ver()),
-        "cases": "...",
-    })[:-len('"..."}')] + "["]
+    lines = [
+        json.dumps(
+            {
+                "torch_version": torch.__version__,
+                "cpu_capability": capability,
+                "float32_normal_kernel": "avx2",
+                "libc": "-".join(platform.libc_ver()),
+                "cases": "...",
+            }
+        )[: -len('"..."}')]
+        + "["
+    ]
     lines.append(",\n".join(json.dumps(c) for c in cases))
     lines.append("]}")
     GOLDEN_PATH.write_text("\n".join(lines) + "\n")

@@ -11,13 +11,15 @@ does), ``requires_grad``, ``grad_fn`` (a class name or null), ``options``
 (keyword arguments for ``set_printoptions``; empty means the defaults) and
 ``repr`` (``repr(tensor)`` exactly as PyTorch printed it, with ``torch.``).
 """
+
 from __future__ import annotations
 
 import json
 import math
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +49,26 @@ def _as_dtype(x: np.ndarray, dtype: str) -> np.ndarray:
 def _special_arrays() -> Iterator[tuple[str, np.ndarray]]:
     """Hand-picked float data exercising each formatting rule."""
     nan, inf = math.nan, math.inf
-    scalars = [0.0, -0.0, 1.0, -3.0, 0.5, 1 / 3, 0.7516, 1e-5, -2.5e-7, 1e9,
-               123456789.0, 99999999.0, 100000000.0, nan, inf, -inf, 9.99995, 1e300]
+    scalars = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        0.5,
+        1 / 3,
+        0.7516,
+        1e-5,
+        -2.5e-7,
+        1e9,
+        123456789.0,
+        99999999.0,
+        100000000.0,
+        nan,
+        inf,
+        -inf,
+        9.99995,
+        1e300,
+    ]
     for v in scalars:
         yield f"scalar {v!r}", np.array(v)
     for shape in [(0,), (2, 0), (0, 3), (0, 2, 3), (1, 0, 1), (3, 0, 0)]:
@@ -98,8 +118,17 @@ def _summarised_arrays(rng: np.random.Generator) -> Iterator[tuple[str, np.ndarr
     Values are multiples of 1/64 (exact and short in float32 too) to keep the
     JSON small; rounding rules are covered by the small cases.
     """
-    shapes = [(1001,), (2000, 1), (1, 2000), (40, 40), (11, 11, 11), (3, 5, 7, 11),
-              (7, 200), (6, 6, 30), (1002,)]
+    shapes = [
+        (1001,),
+        (2000, 1),
+        (1, 2000),
+        (40, 40),
+        (11, 11, 11),
+        (3, 5, 7, 11),
+        (7, 200),
+        (6, 6, 30),
+        (1002,),
+    ]
     for shape in shapes:
         yield f"summarised {shape}", np.round(rng.standard_normal(shape) * 192) / 64
     yield "summarised integral", np.arange(1200.0).reshape(30, 40) - 600
@@ -155,15 +184,28 @@ def build_cases() -> list[dict[str, Any]]:
     """
     cases: list[dict[str, Any]] = []
 
-    def add(name: str, x: np.ndarray, options: dict[str, Any], grads: int,
-            dtypes: tuple[str, ...] = DTYPES) -> None:
+    def add(
+        name: str,
+        x: np.ndarray,
+        options: dict[str, Any],
+        grads: int,
+        dtypes: tuple[str, ...] = DTYPES,
+    ) -> None:
         """Add ``x`` in each dtype; float dtypes also get the first ``grads`` grad modes."""
         for dtype in dtypes:
             arr = _as_dtype(x, dtype)
             modes = GRAD_MODES[: max(1, grads)] if dtype.startswith("float") else GRAD_MODES[:1]
             for requires_grad, grad_fn in modes:
-                cases.append(dict(name=name, dtype=dtype, array=arr, requires_grad=requires_grad,
-                                  grad_fn=grad_fn, options=options))
+                cases.append(
+                    {
+                        "name": name,
+                        "dtype": dtype,
+                        "array": arr,
+                        "requires_grad": requires_grad,
+                        "grad_fn": grad_fn,
+                        "options": options,
+                    }
+                )
 
     for name, x in _special_arrays():
         add(name, x, {}, grads=len(GRAD_MODES))
@@ -229,21 +271,27 @@ def main() -> int:
     for case in build_cases():
         text, grad_fn_name = torch_repr(case)
         arr = case["array"]
-        out.append({
-            "name": case["name"],
-            "dtype": case["dtype"],
-            "shape": list(arr.shape),
-            "data": arr.tolist(),
-            "requires_grad": case["requires_grad"],
-            "grad_fn": grad_fn_name,
-            "options": case["options"],
-            "repr": text,
-        })
+        out.append(
+            {
+                "name": case["name"],
+                "dtype": case["dtype"],
+                "shape": list(arr.shape),
+                "data": arr.tolist(),
+                "requires_grad": case["requires_grad"],
+                "grad_fn": grad_fn_name,
+                "options": case["options"],
+                "repr": text,
+            }
+        )
     doc = {"torch_version": torch.__version__, "cases": out}
     # One case per line: diffable, and far smaller than an indented dump.
     lines = ",\n".join(json.dumps(case) for case in out)
     GOLDEN_PATH.write_text(
-        '{"torch_version": ' + json.dumps(doc["torch_version"]) + ', "cases": [\n' + lines + "\n]}\n"
+        '{"torch_version": '
+        + json.dumps(doc["torch_version"])
+        + ', "cases": [\n'
+        + lines
+        + "\n]}\n"
     )
     print(f"wrote {len(out)} cases to {GOLDEN_PATH}", file=sys.stderr)
     return 0

@@ -4,6 +4,7 @@ variant and seed of the tutorial in ``tests/test_tutorial.py``.
 Run ``python3 tests/golden/make_tutorial_golden.py`` on a machine with PyTorch
 after changing the tutorial cells, the variants or the seeds.
 """
+
 from __future__ import annotations
 
 import importlib.util

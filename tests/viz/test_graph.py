@@ -1,7 +1,9 @@
 """draw_graph: what is drawn (checked against the graph PyTorch records for the same
 code), how it is named, where it is placed, and that the SVG is well-formed."""
+
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -20,8 +22,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 def parse(svg: str):
     tree = ET.fromstring(svg)
     nodes = {g.get("data-node"): g for g in tree.iter(f"{SVG}g") if g.get("data-node") is not None}
-    edges = {(g.get("data-from"), g.get("data-to")) for g in tree.iter(f"{SVG}g")
-             if g.get("data-from") is not None}
+    edges = {
+        (g.get("data-from"), g.get("data-to"))
+        for g in tree.iter(f"{SVG}g")
+        if g.get("data-from") is not None
+    }
     return tree, nodes, edges
 
 
@@ -31,13 +36,22 @@ def test_the_tutorial_graph_is_drawn_as_the_tutorial_pictures_it():
     tree, nodes, edges = parse(drawing.svg)
     kinds = {label: (set(g.get("class").split()) - {"node"}) for label, g in nodes.items()}
     assert kinds == {
-        "x": {"input"}, "y": {"input"}, "w": {"leaf"}, "b": {"leaf"}, "loss": {"output"},
-        "MmBackward0": {"op"}, "SqueezeBackward4": {"op"}, "AddBackward0": {"op"},
+        "x": {"input"},
+        "y": {"input"},
+        "w": {"leaf"},
+        "b": {"leaf"},
+        "loss": {"output"},
+        "MmBackward0": {"op"},
+        "SqueezeBackward4": {"op"},
+        "AddBackward0": {"op"},
         "BinaryCrossEntropyWithLogitsBackward0": {"op"},
     }
     assert edges == {
-        ("x", "MmBackward0"), ("w", "MmBackward0"), ("MmBackward0", "SqueezeBackward4"),
-        ("SqueezeBackward4", "AddBackward0"), ("b", "AddBackward0"),
+        ("x", "MmBackward0"),
+        ("w", "MmBackward0"),
+        ("MmBackward0", "SqueezeBackward4"),
+        ("SqueezeBackward4", "AddBackward0"),
+        ("b", "AddBackward0"),
         ("AddBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
         ("y", "BinaryCrossEntropyWithLogitsBackward0"),
         ("BinaryCrossEntropyWithLogitsBackward0", "loss"),
@@ -77,9 +91,12 @@ def our_op_edges(drawing: GraphDrawing) -> set[tuple[str, str]]:
 
 PROGRAMS = {
     "tutorial": lambda lib: tutorial_graph(lib)[-1],
-    "mlp": lambda lib: (lib.relu(lib.ones(4, 3) @ lib.ones(3, 5, requires_grad=True)
-                                 + lib.ones(5, requires_grad=True)).sum()),
-    "fan_out": lambda lib: (lambda a: (a.exp() * a + a.exp() * 3).mean())(lib.ones(3, requires_grad=True)),
+    "mlp": lambda lib: lib.relu(
+        lib.ones(4, 3) @ lib.ones(3, 5, requires_grad=True) + lib.ones(5, requires_grad=True)
+    ).sum(),
+    "fan_out": lambda lib: (lambda a: (a.exp() * a + a.exp() * 3).mean())(
+        lib.ones(3, requires_grad=True)
+    ),
     "pow_t": lambda lib: (lib.eye(4, 5, requires_grad=True) + 1).pow(2).t(),
 }
 
@@ -103,9 +120,16 @@ def test_names_come_from_params_first_then_the_callers_variables():
 
 
 def test_unnamed_tensors_get_numbered_labels():
-    drawing = draw_graph([(torch.ones(2, requires_grad=True) * torch.ones(2, requires_grad=True)).sum()])
-    assert {n.label for n in drawing.graph.nodes} == {"leaf", "leaf #2", "MulBackward0", "SumBackward0",
-                                                     "output"}
+    drawing = draw_graph(
+        [(torch.ones(2, requires_grad=True) * torch.ones(2, requires_grad=True)).sum()]
+    )
+    assert {n.label for n in drawing.graph.nodes} == {
+        "leaf",
+        "leaf #2",
+        "MulBackward0",
+        "SumBackward0",
+        "output",
+    }
 
 
 def test_a_repeated_operation_gets_a_numbered_label_in_forward_order():
@@ -136,10 +160,10 @@ def test_gradients_show_once_computed_and_saved_tensors_on_request():
     after = draw_graph(loss, show_saved=True)
     b_lines = node_lines(after.graph.node("b"))
     assert b_lines[-1] == "grad [" + ", ".join(f"{v:.3g}" for v in b.grad.numpy()) + "]"
-    assert node_lines(after.graph.node("w"))[-1] == "grad [5, 3]"     # too many numbers for a box
+    assert node_lines(after.graph.node("w"))[-1] == "grad [5, 3]"  # too many numbers for a box
     assert "saved: freed" in node_lines(after.graph.node("MmBackward0"), True)
     _, nodes, _ = parse(after.svg)
-    assert "grad = [[" in nodes["w"].find(f"{SVG}title").text       # all of them in the tooltip
+    assert "grad = [[" in nodes["w"].find(f"{SVG}title").text  # all of them in the tooltip
 
 
 def test_a_leaf_alone_and_several_outputs():
@@ -178,20 +202,27 @@ def assert_readable(graph):
     by_column = {}
     for node in graph.nodes:
         by_column.setdefault(node.layer, []).append(node)
-        assert 0 <= node.x and node.x + node.width <= graph.width
-        assert 0 <= node.y and node.y + node.height <= graph.height
+        assert node.x >= 0 and node.x + node.width <= graph.width
+        assert node.y >= 0 and node.y + node.height <= graph.height
     for column in by_column.values():
         column.sort(key=lambda n: n.y)
-        for upper, lower in zip(column, column[1:]):
+        for upper, lower in itertools.pairwise(column):
             assert upper.y + upper.height <= lower.y, f"{upper} overlaps {lower}"
 
 
 def crossings(graph) -> int:
     """Crossings among edges between neighbouring columns, from the drawn positions."""
-    segments = [(e.source.y + e.source.height / 2, e.target.y + e.target.height / 2, e.source.layer)
-                for e in graph.edges if e.target.layer == e.source.layer + 1]
-    return sum(1 for i, (a, b, la) in enumerate(segments) for c, d, lc in segments[i + 1:]
-               if la == lc and (a - c) * (b - d) < 0)
+    segments = [
+        (e.source.y + e.source.height / 2, e.target.y + e.target.height / 2, e.source.layer)
+        for e in graph.edges
+        if e.target.layer == e.source.layer + 1
+    ]
+    return sum(
+        1
+        for i, (a, b, la) in enumerate(segments)
+        for c, d, lc in segments[i + 1 :]
+        if la == lc and (a - c) * (b - d) < 0
+    )
 
 
 def test_the_tutorial_layout_has_no_crossings_and_flows_left_to_right():
@@ -226,8 +257,13 @@ def random_programs(draw):
         i = draw(st.integers(0, len(values) - 1))
         j = draw(st.integers(0, len(values) - 1))
         op = draw(st.sampled_from(["add", "mul", "exp"]))
-        values.append(values[i] + values[j] if op == "add" else
-                      values[i] * values[j] if op == "mul" else (values[i] * 0.1).exp())
+        values.append(
+            values[i] + values[j]
+            if op == "add"
+            else values[i] * values[j]
+            if op == "mul"
+            else (values[i] * 0.1).exp()
+        )
     total = values[-1]
     return total.sum()
 
@@ -256,7 +292,9 @@ def test_a_hundred_node_graph_stays_readable():
     assert_readable(graph)
     columns = max(n.layer for n in graph.nodes) + 1
     widest = max(n.width for n in graph.nodes)
-    assert graph.width <= columns * (widest + 50), "columns should be no wider than their boxes need"
+    assert graph.width <= columns * (widest + 50), (
+        "columns should be no wider than their boxes need"
+    )
     assert graph.height < 1200
 
 
@@ -264,9 +302,11 @@ def test_draw_graph_does_not_need_matplotlib_or_widgets():
     import subprocess
     import sys
 
-    code = ("import sys, autogradkit as torch; from autogradkit.viz import draw_graph; "
-            "a = torch.ones(2, requires_grad=True); draw_graph((a * a).sum()); "
-            "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))")
+    code = (
+        "import sys, autogradkit as torch; from autogradkit.viz import draw_graph; "
+        "a = torch.ones(2, requires_grad=True); draw_graph((a * a).sum()); "
+        "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

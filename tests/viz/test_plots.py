@@ -1,5 +1,6 @@
 """plot_grad / plot_grads: checked through matplotlib's artists (the image's array,
 the bars' heights, the texts and their positions), never through pixels."""
+
 from __future__ import annotations
 
 import subprocess
@@ -80,8 +81,11 @@ def test_the_heatmap_colour_scale_is_diverging_and_centred_at_zero(tutorial):
 def test_each_heatmap_cell_is_annotated_with_its_value_in_a_readable_colour(tutorial):
     grad = tutorial["w"].grad.numpy()
     ax = plot_grad(tutorial["w"], name="w")
-    expected = {(float(j), float(i)): format_value(grad[i, j])
-                for i in range(grad.shape[0]) for j in range(grad.shape[1])}
+    expected = {
+        (float(j), float(i)): format_value(grad[i, j])
+        for i in range(grad.shape[0])
+        for j in range(grad.shape[1])
+    }
     assert texts_by_position(ax) == expected
     colour_at = {tuple(text.get_position()): text.get_color() for text in ax.texts}
     # Column 0 holds the largest gradient (dark red), column 2 one near zero (white).
@@ -117,7 +121,9 @@ def test_a_vector_gradient_is_bars_of_its_values_coloured_on_the_same_scale(tuto
     limit = np.abs(grad).max()
     for bar, value in zip(ax.containers[0], grad):
         np.testing.assert_allclose(bar.get_facecolor(), cmap((value / limit + 1) / 2), atol=1e-6)
-    assert labels_by_point(ax) == {(float(i), float(v)): format_value(v) for i, v in enumerate(grad)}
+    assert labels_by_point(ax) == {
+        (float(i), float(v)): format_value(v) for i, v in enumerate(grad)
+    }
     # zero in the middle, like the colour scale
     bottom, top = ax.get_ylim()
     assert bottom == -top and top >= limit
@@ -144,7 +150,9 @@ def test_non_finite_entries_are_labelled_and_have_no_bar():
     np.testing.assert_array_equal(bar_heights(ax), [1.0, 0.0, 0.0, -2.0])
     assert [text.get_text() for text in ax.texts] == ["1", "nan", "-inf", "-2"]
     (image,) = plot_grad(grad.reshape(2, 2)).images
-    np.testing.assert_array_equal(np.ma.getmaskarray(image.get_array()), [[False, True], [True, False]])
+    np.testing.assert_array_equal(
+        np.ma.getmaskarray(image.get_array()), [[False, True], [True, False]]
+    )
     assert image.get_clim() == (-2.0, 2.0)
 
 
@@ -169,7 +177,9 @@ def test_a_gradient_passed_itself_plots_the_same_chart(tutorial):
     from_tensor = plot_grad(w, name="w")
     from_grad = plot_grad(w.grad, name="w.grad")
     assert from_grad.get_title() == from_tensor.get_title() == "w.grad  [5, 3]"
-    np.testing.assert_array_equal(from_grad.images[0].get_array(), from_tensor.images[0].get_array())
+    np.testing.assert_array_equal(
+        from_grad.images[0].get_array(), from_tensor.images[0].get_array()
+    )
 
 
 def test_numpy_arrays_and_tensors_without_grad_are_plotted_as_values(tutorial):
@@ -200,7 +210,9 @@ def test_a_gradient_with_its_own_graph_is_plotted_through_its_tensor():
     np.testing.assert_array_equal(bar_heights(plot_grad(w, name="w")), [3.0, 12.0])
     with pytest.raises(ValueError, match=r"backward\(create_graph=True\), pass its \.detach\(\)"):
         plot_grad(w.grad, name="w.grad")
-    np.testing.assert_array_equal(bar_heights(plot_grad(w.grad.detach(), name="w.grad")), [3.0, 12.0])
+    np.testing.assert_array_equal(
+        bar_heights(plot_grad(w.grad.detach(), name="w.grad")), [3.0, 12.0]
+    )
 
 
 # -- where it is drawn -------------------------------------------------------------------
@@ -239,7 +251,9 @@ def test_plot_grads_takes_name_tensor_pairs_too(tutorial):
 # -- mistakes ----------------------------------------------------------------------------
 def test_a_leaf_before_backward_says_to_call_backward():
     w = torch.randn(5, 3, requires_grad=True)
-    with pytest.raises(ValueError, match=r"w\.grad is None: the gradient has not been computed yet.*backward\(\)"):
+    with pytest.raises(
+        ValueError, match=r"w\.grad is None: the gradient has not been computed yet.*backward\(\)"
+    ):
         plot_grad(w, name="w")
     assert plt.get_fignums() == []
 
@@ -258,12 +272,15 @@ def test_a_retained_non_leaf_before_backward_says_to_call_backward():
         plot_grad(hidden)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([1.0, 2.0], r"expected a Tensor .* got list"),
-    (None, r"expected a Tensor .* got NoneType"),
-    (np.array(["a", "b"]), r"can only plot real numbers"),
-    (np.array([1 + 2j]), r"can only plot real numbers"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([1.0, 2.0], r"expected a Tensor .* got list"),
+        (None, r"expected a Tensor .* got NoneType"),
+        (np.array(["a", "b"]), r"can only plot real numbers"),
+        (np.array([1 + 2j]), r"can only plot real numbers"),
+    ],
+)
 def test_plot_grad_rejects_what_is_not_numbers(bad, message):
     with pytest.raises(TypeError, match=message):
         plot_grad(bad)
@@ -278,15 +295,18 @@ def test_plot_grad_rejects_a_bad_name_or_axes(tutorial):
         plot_grad(tutorial["w"], ax=axes)
 
 
-@pytest.mark.parametrize("bad, error, message", [
-    ({}, ValueError, "nothing to plot"),
-    ([], ValueError, "nothing to plot"),
-    ("w", TypeError, "a dict"),
-    (5, TypeError, "not int"),
-    ([("w", "b", "c")], TypeError, "pairs, but one entry is tuple"),
-    ({1: np.ones(2)}, TypeError, "names must be str"),
-    ({"w": [1.0, 2.0]}, TypeError, "expected a Tensor"),
-])
+@pytest.mark.parametrize(
+    "bad, error, message",
+    [
+        ({}, ValueError, "nothing to plot"),
+        ([], ValueError, "nothing to plot"),
+        ("w", TypeError, "a dict"),
+        (5, TypeError, "not int"),
+        ([("w", "b", "c")], TypeError, "pairs, but one entry is tuple"),
+        ({1: np.ones(2)}, TypeError, "names must be str"),
+        ({"w": [1.0, 2.0]}, TypeError, "expected a Tensor"),
+    ],
+)
 def test_plot_grads_rejects_bad_input_before_drawing(bad, error, message):
     with pytest.raises(error, match=message):
         plot_grads(bad)
@@ -308,7 +328,9 @@ def test_plot_grads_names_the_entry_whose_grad_is_missing(tutorial):
 # -- import cost -------------------------------------------------------------------------
 def test_importing_viz_does_not_load_matplotlib():
     code = "import autogradkit.viz, sys; assert 'matplotlib' not in sys.modules, 'matplotlib was loaded'"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
 
 

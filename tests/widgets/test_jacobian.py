@@ -2,6 +2,7 @@
 analytic Jacobian (and PyTorch's, when installed), vᵀJ from the real
 ``backward(v)`` against ``v @ J``, the sliders, the HTML shown, the static
 fallback, and the errors for bad input."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -16,7 +17,7 @@ import autogradkit as torch
 from autogradkit.viz._style import format_value
 
 pytest.importorskip("ipywidgets")
-from autogradkit.widgets import JacobianExplorer  # noqa: E402
+from autogradkit.widgets import JacobianExplorer
 
 A = [[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]]
 
@@ -32,7 +33,7 @@ def tutorial(lib):
 def tutorial_transposed(lib):
     x = lib.eye(4, 5)
     expected = np.zeros((20, 20), dtype=np.float32)
-    for i in range(5):          # out[i, j] = (x[j, i] + 1)²: row i*4+j, column j*5+i
+    for i in range(5):  # out[i, j] = (x[j, i] + 1)²: row i*4+j, column j*5+i
         for j in range(4):
             expected[i * 4 + j, j * 5 + i] = 2 * (x.numpy()[j, i] + 1)
     return (lambda x: (x + 1).pow(2).t()), x, expected
@@ -45,7 +46,7 @@ def matrix_times_vector(lib):
 
 def column_sums(lib):
     expected = np.zeros((4, 12))
-    for j in range(4):          # out[j] = sum_i x[i, j]: x[i, j] is column i*4+j
+    for j in range(4):  # out[j] = sum_i x[i, j]: x[i, j] is column i*4+j
         expected[j, [j, 4 + j, 8 + j]] = 1
     return (lambda x: x.sum(0)), lib.arange(12.0).reshape(3, 4), expected
 
@@ -58,7 +59,11 @@ def cells(html: str, css_class: str) -> list[list[str]]:
     root = ET.fromstring(html)
     tables = [t for t in root.iter("table") if css_class in t.get("class", "").split()]
     assert len(tables) == 1, f"expected one table {css_class!r}, found {len(tables)}"
-    return [[td.text for td in tr.iter("td")] for tr in tables[0].iter("tr") if tr.find("td") is not None]
+    return [
+        [td.text for td in tr.iter("td")]
+        for tr in tables[0].iter("tr")
+        if tr.find("td") is not None
+    ]
 
 
 def shown(values) -> list[list[str]]:
@@ -93,8 +98,12 @@ def test_the_table_has_one_cell_per_output_and_input_element():
     root = ET.fromstring(explorer.jacobian_view.value)
     table = next(t for t in root.iter("table") if "agk-jacobian" in t.get("class", ""))
     header, *rows = table.iter("tr")
-    assert [th.text for th in header.iter("th")][1:] == [f"x[{i},{j}]" for i in range(4) for j in range(5)]
-    assert [row.find("th").text for row in rows] == [f"y[{i},{j}]" for i in range(5) for j in range(4)]
+    assert [th.text for th in header.iter("th")][1:] == [
+        f"x[{i},{j}]" for i in range(4) for j in range(5)
+    ]
+    assert [row.find("th").text for row in rows] == [
+        f"y[{i},{j}]" for i in range(5) for j in range(4)
+    ]
     assert [len(row.findall("td")) for row in rows] == [20] * 20
     assert cells(explorer.jacobian_view.value, "agk-jacobian") == shown(explorer.jacobian.numpy())
     assert rows[0].findall("td")[0].get("title") == "∂y[0,0]/∂x[0,0]"
@@ -113,15 +122,21 @@ def test_with_v_ones_backward_gives_what_the_tutorial_prints(make):
     np.testing.assert_array_equal(explorer.v.numpy(), np.ones(tuple(out.shape)))
     np.testing.assert_allclose(explorer.vjp_backward.numpy(), inp.grad.numpy(), rtol=1e-6)
     np.testing.assert_allclose(explorer.vjp_explicit.numpy(), inp.grad.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(explorer.vjp_backward.numpy().reshape(-1), expected.sum(0), rtol=1e-6)
+    np.testing.assert_allclose(
+        explorer.vjp_backward.numpy().reshape(-1), expected.sum(0), rtol=1e-6
+    )
     assert explorer.equal
 
 
 def test_the_tutorials_printed_gradient():
     inp = torch.eye(4, 5, requires_grad=True)
     explorer = JacobianExplorer(lambda x: (x + 1).pow(2).t(), inp)
-    printed = [[4.0, 2.0, 2.0, 2.0, 2.0], [2.0, 4.0, 2.0, 2.0, 2.0],
-               [2.0, 2.0, 4.0, 2.0, 2.0], [2.0, 2.0, 2.0, 4.0, 2.0]]
+    printed = [
+        [4.0, 2.0, 2.0, 2.0, 2.0],
+        [2.0, 4.0, 2.0, 2.0, 2.0],
+        [2.0, 2.0, 4.0, 2.0, 2.0],
+        [2.0, 2.0, 2.0, 4.0, 2.0],
+    ]
     np.testing.assert_array_equal(explorer.vjp_backward.numpy(), printed)
 
 
@@ -142,7 +157,7 @@ def test_moving_a_slider_changes_v_and_the_products_shown():
     explorer = JacobianExplorer(func, x)
     before = cells(explorer.result_view.value, "agk-vjp-backward")
 
-    explorer.sliders[5].value = -1.5          # y[1,1] = (x[1,1] + 1)², x[1,1] = 1
+    explorer.sliders[5].value = -1.5  # y[1,1] = (x[1,1] + 1)², x[1,1] = 1
     v = np.ones(20)
     v[5] = -1.5
     expected = (v @ jac).reshape(4, 5)
@@ -163,8 +178,10 @@ def test_setting_v_moves_the_sliders():
     v = torch.arange(20.0).reshape(5, 4) / 10 - 1
     explorer.v = v
     assert [s.value for s in explorer.sliders] == pytest.approx(v.numpy().reshape(-1).tolist())
-    np.testing.assert_allclose(explorer.vjp_backward.numpy(), explorer.vjp_explicit.numpy(), rtol=1e-6)
-    explorer.v = torch.full((5, 4), 3.5)      # beyond the slider's range: widened, not clipped
+    np.testing.assert_allclose(
+        explorer.vjp_backward.numpy(), explorer.vjp_explicit.numpy(), rtol=1e-6
+    )
+    explorer.v = torch.full((5, 4), 3.5)  # beyond the slider's range: widened, not clipped
     assert [s.value for s in explorer.sliders] == [3.5] * 20
     assert explorer.vjp_backward[0, 0].item() == pytest.approx(14.0)
 
@@ -175,7 +192,7 @@ def test_the_buttons_set_v_to_ones_and_zeros():
     assert explorer.v.tolist() == [0.0, 0.0, 0.0]
     assert [s.value for s in explorer.sliders] == [0.0, 0.0, 0.0]
     assert explorer.vjp_backward.tolist() == [0.0, 0.0, 0.0]
-    explorer.sliders[1].value = 1.0           # one-hot: picks row 1 of J
+    explorer.sliders[1].value = 1.0  # one-hot: picks row 1 of J
     assert explorer.vjp_backward.tolist() == explorer.jacobian[1].tolist() == [0.0, 2.0, 0.0]
     explorer.ones_button.click()
     assert explorer.vjp_backward.tolist() == [2.0, 2.0, 2.0]
@@ -185,7 +202,7 @@ def test_many_outputs_get_one_slider_and_a_menu():
     explorer = JacobianExplorer(lambda x: x * x, torch.arange(30.0).reshape(6, 5))
     assert len(explorer.sliders) == 1 and explorer.element is not None
     assert len(explorer.element.options) == 30
-    explorer.element.value = 7                # y[1,2]
+    explorer.element.value = 7  # y[1,2]
     assert explorer.sliders[0].value == 1.0
     explorer.sliders[0].value = -2.0
     v = np.ones(30)
@@ -208,7 +225,7 @@ def test_updates_never_call_func_or_recompute_j():
     for k, slider in enumerate(explorer.sliders):
         slider.value = k / 10
     explorer.v = torch.ones(4, 5)
-    assert len(calls) == built == 2           # one forward for backward, one inside jacobian()
+    assert len(calls) == built == 2  # one forward for backward, one inside jacobian()
     assert explorer.equal
 
 
@@ -239,7 +256,7 @@ def test_an_engine_error_in_a_slider_move_is_shown_not_raised():
     w = torch.tensor(A, requires_grad=True)
     explorer = JacobianExplorer(lambda x: torch.matmul(w, x), torch.tensor([0.5, -1.0, 2.0]))
     with torch.no_grad():
-        w.add_(1.0)                           # the graph saved w: backward must refuse
+        w.add_(1.0)  # the graph saved w: backward must refuse
     explorer.sliders[0].value = 0.0
     assert "agk-error" in explorer.result_view.value and "inplace" in explorer.result_view.value
     assert "differ ✗" in explorer.result_view.value and not explorer.equal
@@ -279,17 +296,40 @@ def test_scalar_input_and_output():
 
 
 # -- bad input -------------------------------------------------------------------------------
-@pytest.mark.parametrize("func, inputs, error, match", [
-    (lambda x: 1.0, torch.ones(2), TypeError, "must return an autogradkit Tensor, got float"),
-    (lambda x: x.detach().numpy() * 2, torch.ones(2), TypeError, "got ndarray.*not NumPy"),
-    (lambda x: (x, x), torch.ones(2), TypeError, "got tuple: for several outputs, return one tensor"),
-    (lambda x: x.detach() * 2, torch.ones(2), ValueError, "does not require grad"),
-    (lambda x: x[:0], torch.ones(2), ValueError, "no elements"),
-    (lambda x: x * 2, torch.ones(2, dtype=torch.int64), TypeError, "floating-point input.*inputs.float()"),
-    (lambda x: x * 2, [1.0, 2.0], TypeError, "must be an autogradkit Tensor, got list.*torch.tensor"),
-    (lambda x: x, (torch.ones(2), torch.ones(2)), TypeError, "one input tensor, got a tuple of 2"),
-    ("x * 2", torch.ones(2), TypeError, "func must be a function"),
-])
+@pytest.mark.parametrize(
+    "func, inputs, error, match",
+    [
+        (lambda x: 1.0, torch.ones(2), TypeError, "must return an autogradkit Tensor, got float"),
+        (lambda x: x.detach().numpy() * 2, torch.ones(2), TypeError, "got ndarray.*not NumPy"),
+        (
+            lambda x: (x, x),
+            torch.ones(2),
+            TypeError,
+            "got tuple: for several outputs, return one tensor",
+        ),
+        (lambda x: x.detach() * 2, torch.ones(2), ValueError, "does not require grad"),
+        (lambda x: x[:0], torch.ones(2), ValueError, "no elements"),
+        (
+            lambda x: x * 2,
+            torch.ones(2, dtype=torch.int64),
+            TypeError,
+            "floating-point input.*inputs.float()",
+        ),
+        (
+            lambda x: x * 2,
+            [1.0, 2.0],
+            TypeError,
+            "must be an autogradkit Tensor, got list.*torch.tensor",
+        ),
+        (
+            lambda x: x,
+            (torch.ones(2), torch.ones(2)),
+            TypeError,
+            "one input tensor, got a tuple of 2",
+        ),
+        ("x * 2", torch.ones(2), TypeError, "func must be a function"),
+    ],
+)
 def test_bad_input_says_what_to_do(func, inputs, error, match):
     with pytest.raises(error, match=match):
         JacobianExplorer(func, inputs)
@@ -313,7 +353,8 @@ def test_backward_of_v_equals_v_times_j(data, shape):
     explorer.v = torch.from_numpy(v)
     x64 = x.astype(np.float64)
     derivative = 2 * (x64 + 1) * np.tanh(x64) + (x64 + 1) ** 2 * (1 - np.tanh(x64) ** 2)
-    np.testing.assert_allclose(explorer.vjp_backward.numpy(), explorer.vjp_explicit.numpy(),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        explorer.vjp_backward.numpy(), explorer.vjp_explicit.numpy(), rtol=1e-5, atol=1e-5
+    )
     np.testing.assert_allclose(explorer.vjp_backward.numpy(), v * derivative, rtol=1e-4, atol=1e-4)
     assert explorer.equal

@@ -1,6 +1,7 @@
 """BackwardStepper, driven from Python as a learner drives it with the mouse: press
 the buttons, move the slider, and check at every step the graph's classes, the
 panel's text and the leaves' ``.grad`` against the engine run straight through."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -28,7 +29,7 @@ def tutorial():
 def fan_out():
     a = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
     h = a.exp()
-    out = (h * a + h * h).sum()      # h feeds two products, a three places
+    out = (h * a + h * h).sum()  # h feeds two products, a three places
     return out, {"a": a}, None
 
 
@@ -37,7 +38,7 @@ def reused_tensors():
     w = torch.randn(3, 3, requires_grad=True)
     v = torch.randn(3, requires_grad=True)
     h = torch.matmul(w, v).tanh()
-    h = torch.matmul(w, h).tanh()      # w used twice, h fed back
+    h = torch.matmul(w, h).tanh()  # w used twice, h fed back
     return (h * v).sum(), {"w": w, "v": v}, None
 
 
@@ -50,7 +51,7 @@ def non_scalar():
 def dynamic_control_flow():
     a = torch.tensor([0.5, 1.5], requires_grad=True)
     out = a
-    for i in range(3):
+    for _i in range(3):
         out = out * 2 if out.sum().item() < 10 else out - 1
     return out.mean(), {"a": a}, None
 
@@ -65,8 +66,9 @@ def reference_run(make):
     order, snapshots = [], []
     for step in torch.autograd.backward_steps(root, gradient):
         order.append(step.node.name())
-        snapshots.append({name: None if t.grad is None else t.grad.numpy().copy()
-                          for name, t in leaves.items()})
+        snapshots.append(
+            {name: None if t.grad is None else t.grad.numpy().copy() for name, t in leaves.items()}
+        )
     return order, snapshots
 
 
@@ -81,13 +83,18 @@ def assert_same_grads(actual, expected, where):
             assert actual[name] is None, f"{where}: {name}.grad should still be None"
         else:
             assert actual[name] is not None, f"{where}: {name}.grad should be set"
-            np.testing.assert_array_equal(actual[name], expected[name], err_msg=f"{where}: {name}.grad")
+            np.testing.assert_array_equal(
+                actual[name], expected[name], err_msg=f"{where}: {name}.grad"
+            )
 
 
 def svg_nodes(svg: str) -> dict[str, set[str]]:
     root = ET.fromstring(svg)
-    return {g.get("data-node"): set(g.get("class").split())
-            for g in root.iter(f"{SVG}g") if g.get("data-node") is not None}
+    return {
+        g.get("data-node"): set(g.get("class").split())
+        for g in root.iter(f"{SVG}g")
+        if g.get("data-node") is not None
+    }
 
 
 def current_label(svg: str) -> str | None:
@@ -179,10 +186,13 @@ def test_the_slider_and_play_move_the_engine():
     assert stepper.position == 1 and stepper.play.value == 1
     # Play ticks in the browser; a jslink moves the slider, which the kernel follows.
     play_link = stepper._links[0]
-    assert {play_link.source, play_link.target} == {(stepper.play, "value"), (stepper.slider, "value")}
+    assert {play_link.source, play_link.target} == {
+        (stepper.play, "value"),
+        (stepper.slider, "value"),
+    }
     stepper.slider.value = len(order)
     assert stepper.position == len(order) and stepper.play.value == len(order)
-    stepper.play.value = 1               # a late echo of an earlier position (Run All)
+    stepper.play.value = 1  # a late echo of an earlier position (Run All)
     assert stepper.position == len(order), "Play's echo must not undo steps"
     assert_same_grads(grads(leaves), snapshots[-1], "after Play's echo")
     stepper.seek(0)
@@ -197,14 +207,19 @@ def test_edges_that_carried_a_gradient_are_highlighted():
 
     def carried():
         tree = ET.fromstring(stepper.svg)
-        return {(g.get("data-from"), g.get("data-to")) for g in tree.iter(f"{SVG}g")
-                if "carried" in (g.get("class") or "").split()}
+        return {
+            (g.get("data-from"), g.get("data-to"))
+            for g in tree.iter(f"{SVG}g")
+            if "carried" in (g.get("class") or "").split()
+        }
 
     assert carried() == set()
-    stepper.step()    # BCE sends to z's AddBackward0 (y needs no gradient)
-    assert carried() == {("BinaryCrossEntropyWithLogitsBackward0", "loss"),
-                         ("AddBackward0", "BinaryCrossEntropyWithLogitsBackward0")}
-    stepper.step()    # Add sends to b and to the Squeeze
+    stepper.step()  # BCE sends to z's AddBackward0 (y needs no gradient)
+    assert carried() == {
+        ("BinaryCrossEntropyWithLogitsBackward0", "loss"),
+        ("AddBackward0", "BinaryCrossEntropyWithLogitsBackward0"),
+    }
+    stepper.step()  # Add sends to b and to the Squeeze
     assert {("b", "AddBackward0"), ("SqueezeBackward4", "AddBackward0")} <= carried()
     stepper.run_to_end()
     assert ("x", "MmBackward0") not in carried() and ("w", "MmBackward0") in carried()
@@ -215,16 +230,20 @@ def test_the_panel_explains_each_step_of_the_tutorial():
     loss, leaves, _ = tutorial()
     stepper = BackwardStepper(loss, params=leaves)
     text = stepper.panel.value
-    assert "Step 0 of 6" in text and "starts from <b>loss</b>" in text and "Next: <b>BinaryCrossEntropyWithLogitsBackward0" in text
+    assert (
+        "Step 0 of 6" in text
+        and "starts from <b>loss</b>" in text
+        and "Next: <b>BinaryCrossEntropyWithLogitsBackward0" in text
+    )
     stepper.step()
     text = stepper.panel.value
     assert "Step 1 of 6: BinaryCrossEntropyWithLogitsBackward0" in text
-    assert r"\sigma(z)" in text                        # the local derivative, as maths
+    assert r"\sigma(z)" in text  # the local derivative, as maths
     assert "Gradient received []" in text and "1." in text
-    assert "→ AddBackward0 [3]" in text                 # z is not a variable here, so unnamed
-    assert "input that need no gradient" in text       # y
+    assert "→ AddBackward0 [3]" in text  # z is not a variable here, so unnamed
+    assert "input that need no gradient" in text  # y
     stepper.step()
-    stepper.step()                                     # b's AccumulateGrad
+    stepper.step()  # b's AccumulateGrad
     text = stepper.panel.value
     assert "b (AccumulateGrad)" in text and "b.grad =</code> [3]" in text
     b_grad = np.array2string(leaves["b"].grad.numpy(), precision=4, suppress_small=True)
@@ -272,7 +291,9 @@ def test_with_retain_graph_the_graph_survives():
 
 def test_bad_input_gets_pytorchs_errors():
     out = torch.ones(3, requires_grad=True) * 2
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    with pytest.raises(
+        RuntimeError, match="grad can be implicitly created only for scalar outputs"
+    ):
         BackwardStepper(out)
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         BackwardStepper(torch.ones(3).sum())
@@ -293,7 +314,9 @@ def plotted(stepper) -> dict[str, list[float] | None]:
         if "empty" in g.get("class").split():
             charts[name] = None
         else:
-            charts[name] = [float(r.get("data-value")) for r in g.iter(f"{SVG}rect") if r.get("data-value")]
+            charts[name] = [
+                float(r.get("data-value")) for r in g.iter(f"{SVG}rect") if r.get("data-value")
+            ]
     return charts
 
 
@@ -301,7 +324,7 @@ def test_the_plots_fill_in_as_gradients_arrive():
     root, leaves, _ = tutorial()
     stepper = BackwardStepper(root, params=leaves)
     assert plotted(stepper) == {"w": None, "b": None}
-    stepper.seek(3)          # b's gradient has landed, w's not yet
+    stepper.seek(3)  # b's gradient has landed, w's not yet
     charts = plotted(stepper)
     assert charts["w"] is None
     np.testing.assert_allclose(charts["b"], leaves["b"].grad.numpy(), rtol=1e-5)
@@ -327,7 +350,11 @@ def test_static_fallback_shows_the_drawing_and_the_step():
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == "<BackwardStepper: step 2 of 6>"
     html = bundle["text/html"]
-    assert stepper.svg in html and "Step 2 of 6: AddBackward0" in html and stepper.plot_area.value in html
+    assert (
+        stepper.svg in html
+        and "Step 2 of 6: AddBackward0" in html
+        and stepper.plot_area.value in html
+    )
 
 
 def test_the_drawing_is_valid_svg_at_every_step():
