@@ -29,6 +29,7 @@ from ._creation import (
     full,
     full_like,
     linspace,
+    logspace,
     ones,
     ones_like,
     rand,
@@ -40,13 +41,40 @@ from ._creation import (
     zeros,
     zeros_like,
 )
+from ._device import cuda, device, get_default_device, set_default_device
 from ._dtype import bool, double, dtype, float, float32, float64, int64, long
+from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops.accumulate import cumsum, norm, prod
 from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub
+from .ops.elementary import (
+    acos,
+    asin,
+    atan,
+    ceil,
+    cos,
+    cosh,
+    exp2,
+    expm1,
+    floor,
+    frac,
+    log1p,
+    log2,
+    log10,
+    round,
+    rsqrt,
+    sign,
+    sin,
+    sinh,
+    square,
+    tan,
+    trunc,
+)
 from .ops.linalg import dot, matmul, mm, mv, outer
 from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh
 from .ops.reduction import allclose, argmax, max, mean, min, sum
+from .ops.select import all, any, argmin, equal, gather, where
 from .ops.shape import (
     cat,
     clone,
@@ -59,43 +87,66 @@ from .ops.shape import (
     transpose,
     unsqueeze,
 )
+from .ops.softmax import log_softmax, logsumexp, softmax
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Size",
-    "Tensor",
     "abs",
+    "acos",
     "add",
+    "all",
     "allclose",
+    "any",
     "arange",
+    "arccos",
+    "arcsin",
+    "arctan",
     "argmax",
+    "argmin",
     "as_tensor",
+    "asin",
+    "atan",
     "autograd",
     "bool",
     "cat",
+    "ceil",
     "clamp",
     "clip",
     "clone",
     "concat",
+    "cos",
+    "cosh",
+    "cuda",
+    "cumsum",
+    "device",
     "div",
     "divide",
     "dot",
     "double",
+    "DoubleTensor",
     "dtype",
     "empty",
     "empty_like",
     "enable_grad",
+    "equal",
     "exp",
+    "exp2",
+    "expm1",
     "eye",
     "flatten",
     "float",
     "float32",
     "float64",
+    "FloatTensor",
+    "floor",
+    "frac",
     "from_numpy",
     "full",
     "full_like",
+    "gather",
+    "get_default_device",
     "get_default_dtype",
     "get_printoptions",
     "initial_seed",
@@ -105,7 +156,14 @@ __all__ = [
     "is_tensor",
     "linspace",
     "log",
+    "log10",
+    "log1p",
+    "log2",
+    "log_softmax",
+    "logspace",
+    "logsumexp",
     "long",
+    "LongTensor",
     "manual_seed",
     "matmul",
     "max",
@@ -120,12 +178,14 @@ __all__ = [
     "negative",
     "nn",
     "no_grad",
+    "norm",
     "numel",
     "ones",
     "ones_like",
     "outer",
     "permute",
     "pow",
+    "prod",
     "rand",
     "rand_like",
     "randint",
@@ -134,23 +194,36 @@ __all__ = [
     "reciprocal",
     "relu",
     "reshape",
+    "round",
+    "rsqrt",
     "rsub",
     "seed",
+    "set_default_device",
     "set_grad_enabled",
     "set_printoptions",
     "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "Size",
+    "softmax",
     "sqrt",
+    "square",
     "squeeze",
     "stack",
     "sub",
     "subtract",
     "sum",
     "t",
+    "tan",
     "tanh",
+    "Tensor",
     "tensor",
     "transpose",
     "true_divide",
+    "trunc",
     "unsqueeze",
+    "where",
     "zeros",
     "zeros_like",
 ]
@@ -162,6 +235,9 @@ subtract = sub
 divide = div
 true_divide = div
 negative = neg
+arcsin = asin
+arccos = acos
+arctan = atan
 
 
 def is_tensor(obj) -> _builtins.bool:

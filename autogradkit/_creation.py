@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _ranges
 from ._dtype import dtype as DType
 from .tensor import Tensor
 
@@ -209,8 +209,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def _check_device(device) -> None:
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"autogradkit runs on the CPU only; device={device!r} is not available")
+    from ._device import check_device
+
+    check_device(device)
 
 
 def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # noqa: C901 - to be split in the readable-core work (issue 10)
@@ -269,8 +270,11 @@ def empty(*size, dtype: DType | None = None, requires_grad: bool = False, **kwar
     return zeros(*size, dtype=dtype, requires_grad=requires_grad, **kwargs)
 
 
-def full(size, fill_value, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def full(
+    size, fill_value, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (its dtype follows the value)."""
+    _check_device(device)
     shape = _size((size,), None, "full")
     if dtype is None:
         dtype = (
@@ -282,9 +286,14 @@ def full(size, fill_value, dtype: DType | None = None, requires_grad: bool = Fal
 
 
 def eye(
-    n: int, m: int | None = None, dtype: DType | None = None, requires_grad: bool = False
+    n: int,
+    m: int | None = None,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    device=None,
 ) -> Tensor:
     """The ``n×m`` identity matrix (``m`` defaults to ``n``)."""
+    _check_device(device)
     for position, (name, value) in enumerate((("n", n), ("m", m)), start=1):
         if value is not None and (
             not isinstance(value, (int, np.integer)) or isinstance(value, bool)
@@ -299,10 +308,17 @@ def eye(
 
 
 def arange(
-    start, end=None, step=1, dtype: DType | None = None, requires_grad: bool = False
+    start, end=None, step=1, dtype: DType | None = None, requires_grad: bool = False, device=None
 ) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``;
-    int64 when all three are integers, else float32."""
+    int64 when all three are integers, else float32. Float values are computed as
+    PyTorch computes them (see :mod:`autogradkit._ranges`).
+
+    >>> import autogradkit as torch
+    >>> torch.arange(-8.0, 8.0, 0.1)[80]
+    tensor(4.4409e-16)
+    """
+    _check_device(device)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -312,18 +328,43 @@ def arange(
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if integral else _dtype.float32
-    count = int(np.ceil((end - start) / step))
-    values = start + step * np.arange(count, dtype=np.float64)
-    return _leaf(values.astype(_check_dtype(dtype, "arange").numpy), requires_grad)
+    target = _check_dtype(dtype, "arange").numpy
+    count = _ranges.arange_count(start, end, step)
+    if target.kind == "f":
+        values = _ranges.arange_values(start, step, count, target)
+    else:
+        values = (start + step * np.arange(count, dtype=np.float64)).astype(target)
+    return _leaf(values, requires_grad)
+
+
+def _float_or(dtype: DType | None) -> np.dtype:
+    """``dtype``'s NumPy dtype, float32 (the default dtype) when None."""
+    return np.dtype(np.float32) if dtype is None else dtype.numpy
 
 
 def linspace(
-    start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False
+    start, end, steps: int, dtype: DType | None = None, requires_grad: bool = False, device=None
 ) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    return _leaf(
-        np.linspace(start, end, steps).astype(_float_dtype(dtype, "linspace")), requires_grad
-    )
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed
+    as PyTorch computes them."""
+    _check_device(device)
+    target = _float_or(_check_dtype(dtype, "linspace"))
+    return _leaf(_ranges.linspace_values(start, end, steps, target), requires_grad)
+
+
+def logspace(
+    start,
+    end,
+    steps: int,
+    base: float = 10.0,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    device=None,
+) -> Tensor:
+    """``steps`` values from ``base**start`` to ``base**end``, evenly spaced in the exponent."""
+    _check_device(device)
+    target = _float_or(_check_dtype(dtype, "logspace"))
+    return _leaf(_ranges.logspace_values(start, end, steps, base, target), requires_grad)
 
 
 def rand(
@@ -375,7 +416,8 @@ def randint(low, high=None, size=None, dtype: DType | None = None, generator=Non
     return _leaf(values, False)
 
 
-def _like(input: Tensor, dtype: DType | None) -> tuple[tuple[int, ...], np.dtype]:
+def _like(input: Tensor, dtype: DType | None, device=None) -> tuple[tuple[int, ...], np.dtype]:
+    _check_device(device)
     if not isinstance(input, Tensor):
         raise TypeError(f"expected a Tensor as input, got {type(input).__name__}")
     return input._data.shape, (
@@ -383,39 +425,53 @@ def _like(input: Tensor, dtype: DType | None) -> tuple[tuple[int, ...], np.dtype
     )
 
 
-def ones_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def ones_like(
+    input: Tensor, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """Ones with the shape and dtype of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, device)
     return _leaf(np.ones(shape, dtype=dt), requires_grad)
 
 
-def zeros_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(
+    input: Tensor, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """Zeros with the shape and dtype of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, device)
     return _leaf(np.zeros(shape, dtype=dt), requires_grad)
 
 
-def empty_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return zeros_like(input, dtype, requires_grad)
+def empty_like(
+    input: Tensor, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
+    return zeros_like(input, dtype, requires_grad, device)
 
 
 def full_like(
-    input: Tensor, fill_value, dtype: DType | None = None, requires_grad: bool = False
+    input: Tensor,
+    fill_value,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    device=None,
 ) -> Tensor:
     """``fill_value`` everywhere, with the shape and dtype of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, device)
     return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
 
 
-def rand_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def rand_like(
+    input: Tensor, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """Uniform random numbers with the shape (and float dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, device)
     return rand(shape, dtype=_dtype.from_numpy_dtype(dt), requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def randn_like(
+    input: Tensor, dtype: DType | None = None, requires_grad: bool = False, device=None
+) -> Tensor:
     """Normal random numbers with the shape (and float dtype) of ``input``."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, device)
     return randn(shape, dtype=_dtype.from_numpy_dtype(dt), requires_grad=requires_grad)
 
 

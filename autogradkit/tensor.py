@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._dtype import dtype as DType
+from ._math_methods import MathMethods
 
 __all__ = ["Tensor", "Size"]
 
@@ -58,7 +59,7 @@ class Size(tuple):
         return n
 
 
-class Tensor:
+class Tensor(MathMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     Create tensors with :func:`autogradkit.tensor`, :func:`autogradkit.ones`,
@@ -328,8 +329,9 @@ class Tensor:
     nelement = numel
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> _device.device:
+        """Always ``device(type='cpu')``: autogradkit computes with NumPy on the CPU."""
+        return _device.CPU
 
     @property
     def is_cuda(self) -> bool:
@@ -384,16 +386,12 @@ class Tensor:
                 " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
                 "torch.memory_format memory_format = None)\n"
             )
+        _device.check_device(kwargs.get("device"))
         for arg in args:
             if isinstance(arg, DType):
                 target = arg
-            elif isinstance(arg, str):
-                if arg not in ("cpu", "cuda", "mps") and not arg.startswith(("cpu:", "cuda:")):
-                    raise RuntimeError(f"Invalid device string: '{arg}'")
-                if arg != "cpu" and not arg.startswith("cpu:"):
-                    raise RuntimeError(
-                        f"autogradkit runs on the CPU only; cannot move a tensor to {arg!r}"
-                    )
+            elif isinstance(arg, (str, _device.device)):
+                _device.check_device(arg)
             elif isinstance(arg, Tensor):
                 target = arg.dtype
             else:
@@ -422,6 +420,11 @@ class Tensor:
         return self.to(dtype)
 
     def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, device=None) -> Tensor:
+        """Refused with a clear error: autogradkit runs on the CPU only."""
+        _device.check_device("cuda" if device is None else device)
         return self
 
     def contiguous(self) -> Tensor:

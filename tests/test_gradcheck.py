@@ -457,7 +457,82 @@ def _mse_ops() -> list[Op]:
 
 LOSSES = _bce_logits_ops() + _bce_ops() + _mse_ops()
 
-OPS: list[Op] = ARITHMETIC + POINTWISE + REDUCTIONS + SHAPE + INDEXING + JOIN + LINALG + LOSSES
+
+def _fn(name: str, *args, **kwargs):
+    """``L.<name>(a, *args, **kwargs)``: the same call on autogradkit and torch."""
+    return lambda L, a: getattr(L, name)(a, *args, **kwargs)
+
+
+ELEMENTARY = [
+    unary("sin", _fn("sin")),
+    unary("cos", _fn("cos")),
+    unary("tan", _fn("tan"), "prob"),
+    unary("asin", _fn("asin"), "prob"),
+    unary("acos", _fn("acos"), "prob"),
+    unary("atan", _fn("atan")),
+    unary("sinh", _fn("sinh")),
+    unary("cosh", _fn("cosh")),
+    unary("log1p", _fn("log1p"), "positive"),
+    unary("expm1", _fn("expm1")),
+    unary("log2", _fn("log2"), "positive"),
+    unary("log10", _fn("log10"), "positive"),
+    unary("exp2", _fn("exp2")),
+    unary("rsqrt", _fn("rsqrt"), "positive"),
+    unary("square", _fn("square")),
+    unary("frac", _fn("frac"), "real", valid=away_from(-2.0, -1.0, 0.0, 1.0, 2.0)),
+    # Piecewise constant: the gradient is 0 (and so are the finite differences
+    # away from the jumps).
+    unary("sign", _fn("sign"), "nonzero", smooth=False),
+    unary("floor", _fn("floor"), valid=away_from(-2.0, -1.0, 0.0, 1.0, 2.0), smooth=False),
+    unary("ceil", _fn("ceil"), valid=away_from(-2.0, -1.0, 0.0, 1.0, 2.0), smooth=False),
+    unary("round", _fn("round"), valid=away_from(-1.5, -0.5, 0.5, 1.5), smooth=False),
+    unary("trunc", _fn("trunc"), valid=away_from(-2.0, -1.0, 1.0, 2.0), smooth=False),
+]
+
+SOFTMAX_SHAPES = (((4,),), ((2, 3),), ((2, 3, 2),))
+NORMALISE = [
+    unary("softmax", _fn("softmax", dim=-1), shapes=SOFTMAX_SHAPES),
+    unary("softmax_dim0", _fn("softmax", 0), shapes=SOFTMAX_SHAPES),
+    unary("log_softmax", _fn("log_softmax", dim=-1), shapes=SOFTMAX_SHAPES),
+    unary("log_softmax_dim0", _fn("log_softmax", 0), shapes=SOFTMAX_SHAPES),
+    unary("logsumexp", _fn("logsumexp", -1), shapes=SOFTMAX_SHAPES),
+    unary("logsumexp_keepdim", _fn("logsumexp", (0, 1), keepdim=True), shapes=SOFTMAX_SHAPES[1:]),
+    unary("prod", _fn("prod"), "nonzero"),
+    unary("prod_dim", _fn("prod", -1), "nonzero", shapes=NONSCALAR),
+    unary("prod_dim_keepdim", _fn("prod", 0, keepdim=True), "nonzero", shapes=NONSCALAR),
+    unary("cumsum", _fn("cumsum", 0)),
+    unary("cumsum_last", _fn("cumsum", -1), shapes=NONSCALAR),
+    unary("norm", _fn("norm"), "nonzero"),
+    unary("norm_dim", _fn("norm", dim=-1), "nonzero", shapes=NONSCALAR),
+    unary("norm_p1", _fn("norm", p=1), "nonzero", smooth=False),
+    unary("norm_p3_keepdim", _fn("norm", 3, dim=0, keepdim=True), "nonzero", shapes=NONSCALAR),
+    binary("where", lambda L, a, b: L.where(a > 0, a, b), valid=away_from(0.0)),
+    unary("where_scalar", lambda L, a: L.where(a > 0, a, 0.5), valid=away_from(0.0)),
+    unary(
+        "gather",
+        lambda L, a: a.gather(-1, L.zeros(a.shape[:-1] + (2,), dtype=L.int64)),
+        shapes=NONSCALAR,
+    ),
+    Op(
+        "cross_entropy",
+        lambda L, a: L.nn.functional.cross_entropy(a, L.tensor([2, 0])),
+        (((2, 3),),),
+        (Arg(),),
+    ),
+]
+
+OPS: list[Op] = (
+    ARITHMETIC
+    + POINTWISE
+    + REDUCTIONS
+    + SHAPE
+    + INDEXING
+    + JOIN
+    + LINALG
+    + LOSSES
+    + ELEMENTARY
+    + NORMALISE
+)
 
 
 def _shape_id(shapes) -> str:
@@ -1037,5 +1112,25 @@ def test_op_table_covers_every_differentiable_public_operation():
         "dot",
         "bce",
         "mse",
+        *(
+            [
+                "sin",
+                "cos",
+                "tan",
+                "asin",
+                "acos",
+                "atan",
+                "sinh",
+                "cosh",
+                "log1p",
+                "expm1",
+                "log2",
+                "log10",
+                "exp2",
+                "rsqrt",
+            ]
+        ),
+        *(["square", "frac", "sign", "floor", "ceil", "round", "trunc", "softmax", "log"]),
+        *(["logsumexp", "prod", "cumsum", "norm", "where", "gather", "cross"]),
     ):
         assert required in names, required

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._legacy import Variable
 from . import functional
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
@@ -44,6 +45,7 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "once_differentiable",
+    "Variable",
 ]
 
 

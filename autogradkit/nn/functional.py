@@ -16,6 +16,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
 from ..ops.pointwise import relu, sigmoid, tanh
+from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
 from ..tensor import Tensor
 
 __all__ = [
@@ -25,6 +26,10 @@ __all__ = [
     "sigmoid",
     "relu",
     "tanh",
+    "softmax",
+    "log_softmax",
+    "nll_loss",
+    "cross_entropy",
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")

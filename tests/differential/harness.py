@@ -66,7 +66,12 @@ TESTS_DIR = Path(__file__).resolve().parent.parent
 GOLDEN_PATH = TESTS_DIR / "golden" / "differential.json"
 GOLDEN_FORMAT = 1
 # The test modules whose PROGRAMS lists the golden file covers.
-PROGRAM_MODULES = ("test_ops_vs_torch", "test_errors_vs_torch", "test_api_vs_torch")
+PROGRAM_MODULES = (
+    "test_ops_vs_torch",
+    "test_errors_vs_torch",
+    "test_api_vs_torch",
+    "test_curriculum_vs_torch",
+)
 
 
 # --------------------------------------------------------------------------- libraries

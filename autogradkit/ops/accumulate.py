@@ -1,0 +1,191 @@
+"""Products, running sums and vector norms: ``prod``, ``cumsum``, ``norm``.
+
+>>> import autogradkit as torch
+>>> x = torch.tensor([3.0, 4.0], requires_grad=True)
+>>> n = x.norm()
+>>> n.backward()
+>>> x.grad
+tensor([0.6000, 0.8000])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._dtype import dtype as DType
+from .._dtype import int64 as _int64
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from .arithmetic import _values
+from .reduction import _dims, _kept_shape
+
+__all__ = ["prod", "cumsum", "norm"]
+
+
+def _product_of_others(x, out, axis):
+    """∏ⱼ≠ᵢ xⱼ for each i: out/x where x ≠ 0. With a zero among the factors,
+    out/x is 0/0 there, so the products are formed from prefix and suffix
+    products instead (arrays only: a create_graph pass refuses them)."""
+    values = _values(x)
+    if not np.any(values == 0):
+        return out / x
+    if isinstance(x, Tensor):
+        raise NotImplementedError(
+            "autogradkit cannot differentiate prod twice when a factor is 0; "
+            "PyTorch can. Move the inputs away from 0 or take a single derivative."
+        )
+    flat_axis = 0 if axis is None else axis
+    moved = values.reshape(-1) if axis is None else np.moveaxis(values, axis, 0)
+    ones = np.ones_like(moved[:1])
+    before = np.cumprod(np.concatenate([ones, moved[:-1]]), axis=0)
+    after = np.cumprod(np.concatenate([ones, moved[:0:-1]]), axis=0)[::-1]
+    others = before * after
+    return others.reshape(values.shape) if axis is None else np.moveaxis(others, 0, flat_axis)
+
+
+class Prod(Function):
+    """f(x) = ∏ᵢ xᵢ;   ∂f/∂xᵢ = ∏ⱼ≠ᵢ xⱼ"""
+
+    node_name = "ProdBackward0"
+    formula = r"f(x) = \textstyle\prod_i x_i \qquad \frac{\partial f}{\partial x_i} = \textstyle\prod_{j \ne i} x_j"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.asarray(np.prod(x))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        return grad_output * _product_of_others(x, out, None)
+
+
+class ProdDim(Function):
+    """f(x) = ∏ along ``dim``;   ∂f/∂xᵢ = the product of the other factors along ``dim``"""
+
+    node_name = "ProdBackward1"
+    formula = r"f(x) = \textstyle\prod_{\text{dim}} x \qquad \frac{\partial f}{\partial x_i} = \textstyle\prod_{j \ne i} x_j"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        out = np.prod(x, axis=dim, keepdims=True)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        ctx.save_for_backward(x)
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad_output = grad_output.reshape(_kept_shape(x.shape, (ctx.dim,)))
+        out = np.prod(_values(x), axis=ctx.dim, keepdims=True)
+        if isinstance(x, Tensor):
+            out = prod(x, ctx.dim, keepdim=True)  # recorded, for the second derivative
+        return grad_output * _product_of_others(x, out, ctx.dim), None, None
+
+
+class Cumsum(Function):
+    """f(x)ᵢ = Σⱼ≤ᵢ xⱼ along ``dim``;   ∂ℓ/∂xⱼ = Σᵢ≥ⱼ gᵢ (a running sum from the end)"""
+
+    node_name = "CumsumBackward0"
+    formula = r"f(x)_i = \textstyle\sum_{j \le i} x_j \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i \ge j} g_i"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        if x.ndim == 0:
+            return x.copy()  # a 0-d tensor is its own running sum
+        return np.cumsum(x, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if grad_output.ndim == 0:
+            return grad_output, None
+        # Σᵢ≥ⱼ gᵢ = (total) − (running sum up to j) + gⱼ, written with operations
+        # that tensors support too.
+        total = grad_output.sum(axis=ctx.dim, keepdims=True)
+        return total - grad_output.cumsum(ctx.dim) + grad_output, None
+
+
+class Norm(Function):
+    """f(x) = (Σᵢ |xᵢ|ᵖ)^(1/p);   ∂f/∂xᵢ = sign(xᵢ)·|xᵢ|ᵖ⁻¹ / f^(p−1)
+    (for p = 2: xᵢ/‖x‖, and 0 where ‖x‖ = 0)"""
+
+    node_name = "LinalgVectorNormBackward0"
+    formula = r"f(x) = \Big(\textstyle\sum_i |x_i|^p\Big)^{1/p} \qquad \frac{\partial f}{\partial x_i} = \frac{\operatorname{sign}(x_i)\,|x_i|^{p-1}}{f(x)^{p-1}}"
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        magnitude = np.abs(x)
+        if p == 2:
+            out = np.sqrt((magnitude * magnitude).sum(axis=dims, keepdims=True))
+        elif p == 1:
+            out = magnitude.sum(axis=dims, keepdims=True)
+        else:
+            out = (magnitude**p).sum(axis=dims, keepdims=True) ** (1.0 / p)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.save_for_backward(x)
+        ctx.kept = out
+        return out if keepdim else out.reshape(np.sum(x, axis=dims).shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        p = ctx.p
+        if not ctx.keepdim:
+            grad_output = grad_output.reshape(_kept_shape(x.shape, ctx.dims))
+        if p == 1:
+            return grad_output * np.sign(x), None, None, None
+        out = ctx.kept
+        if isinstance(x, Tensor):
+            out = norm(x, p, ctx.dims, keepdim=True)  # recorded, for the second derivative
+        # Where the norm is 0, every x is 0: dividing by 1 there gives PyTorch's 0.
+        safe = out + (_values(out) == 0)
+        if p == 2:
+            return grad_output * x / safe, None, None, None
+        scaled = np.sign(x) * np.abs(x) ** (p - 1)
+        return grad_output * scaled / safe ** (p - 1), None, None, None
+
+
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:
+    """Product of all elements, or along ``dim``."""
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind == "b":
+        input = input.to(_int64)
+    if dim is None:
+        return Prod.apply(input)
+    return ProdDim.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0, keepdim)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
+    """Running sums along ``dim``: element i is the sum of elements 0..i."""
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind == "b":
+        input = input.to(_int64)
+    return Cumsum.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0)
+
+
+def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    """The vector p-norm of all elements, or along ``dim`` (p = 2 by default;
+    ``"fro"`` means 2). Infinite and non-positive p are not supported."""
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str) or not (0 < p < math.inf):
+        raise NotImplementedError(
+            f"autogradkit's norm supports real p > 0 (and 'fro'); got p={p!r}. "
+            "Use x.abs().max() for the infinity norm."
+        )
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {input.dtype.__repr__().split('.')[-1].capitalize()}"
+        )
+    dims = tuple(range(input.ndim)) if dim is None else _dims(dim, input.ndim)
+    return Norm.apply(input, p, dims, keepdim)

@@ -1,0 +1,131 @@
+"""Choosing elements: ``where`` and ``gather`` (differentiable: the gradient goes
+back to the element that was chosen), and the tests and positions that are
+never differentiated: ``argmin``, ``all``, ``any``, ``equal``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from ._promotion import promote
+from .shape import scatter_into_zeros
+
+__all__ = ["where", "gather", "argmin", "all", "any", "equal"]
+
+
+class Where(Function):
+    """f(c, x, y) = x where c, else y;   ∂f/∂x = 1 where c, ∂f/∂y = 1 elsewhere"""
+
+    node_name = "WhereBackward0"
+    formula = r"f(x, y) = \begin{cases} x & c \\ y & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [c], \quad \frac{\partial f}{\partial y} = [\lnot c]"
+    # PyTorch lists x and y (a number too) in next_functions, not the condition:
+    # the condition arrives here as a plain array.
+    scalars_are_inputs = True
+
+    @staticmethod
+    def forward(ctx, condition, x, y):
+        x, y = promote(x, y)
+        out = np.where(condition, x, y)
+        ctx.save_for_backward(condition)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (condition,) = ctx.saved_tensors
+        chosen = np.asarray(condition, dtype=bool)
+        zero = grad_output * 0
+        return None, _select(chosen, grad_output, zero), _select(chosen, zero, grad_output)
+
+
+def _select(condition: np.ndarray, a, b):
+    """``np.where`` that records itself when ``a``/``b`` are tensors (create_graph)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return where(Tensor._make(condition), a, b)
+    return np.where(condition, a, b)
+
+
+class Gather(Function):
+    """f(x)ᵢⱼ = x[i, index[i, j]] (for dim = 1);   ∂: the gradient added back at the
+    gathered positions (repeats accumulate)"""
+
+    node_name = "GatherBackward0"
+    formula = r"f(x)_{ij} = x_{i,\,\text{index}_{ij}} \qquad \frac{\partial \ell}{\partial x} = 0 \text{ with } G \text{ added at the gathered positions}"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        key = _gather_key(index, dim)
+        ctx.key, ctx.shape = key, x.shape
+        ctx.save_for_backward(index)
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
+        return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None, None
+
+
+def _gather_key(index: np.ndarray, dim: int) -> tuple:
+    """An advanced-indexing key that reads x[..., index[...], ...] with ``index``
+    standing in for dimension ``dim`` and every other dimension counted off."""
+    grids: tuple[np.ndarray, ...] = np.indices(index.shape, sparse=True)
+    return tuple(index if d == dim else grid for d, grid in enumerate(grids))
+
+
+def where(condition: Tensor, input=None, other=None) -> Any:
+    """``input`` where ``condition`` holds, else ``other`` (either may be a number);
+    with the condition alone, the indices where it holds (one tensor per dimension).
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-1.0, 2.0])
+    >>> torch.where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
+    if input is None and other is None:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
+    return Where.apply(np.asarray(condition._data, dtype=bool), input, other)
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """Pick ``input``'s elements along ``dim`` at the positions ``index`` holds."""
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return Gather.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0, index._data)
+
+
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element (flattened when ``dim`` is None), as int64."""
+    data = input._data
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmin(data), dtype=np.int64))
+    return Tensor._make(
+        np.argmin(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64)
+    )
+
+
+def _logical(reducer, input: Tensor, dim, keepdim: bool) -> Tensor:
+    data = input._data.astype(bool)
+    if dim is None:
+        return Tensor._make(np.asarray(reducer(data)))
+    return Tensor._make(np.asarray(reducer(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim)))
+
+
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """True where every element (along ``dim``) is non-zero; a bool tensor."""
+    return _logical(np.all, input, dim, keepdim)
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """True where some element (along ``dim``) is non-zero; a bool tensor."""
+    return _logical(np.any, input, dim, keepdim)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and the same values."""
+    a, b = input._data, other._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))

@@ -1,0 +1,210 @@
+"""``softmax``, ``log_softmax`` and ``logsumexp``: the functions that turn scores
+into probabilities (and their logarithms), computed the stable way (subtract the
+largest score first, so ``exp`` never overflows).
+
+Their derivatives are written with the saved *result*:
+
+* softmax  s = eˣ/Σeˣ:        ∂ℓ/∂x = s ⊙ (g − Σ g⊙s)
+* log_softmax  o = x − lse(x): ∂ℓ/∂x = g − eᵒ·Σ g
+* logsumexp  l = ln Σ eˣ:      ∂ℓ/∂x = g·e^(x − l)
+
+where sums run along ``dim``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from .pointwise import _float
+from .reduction import _dims, _kept_shape
+
+__all__ = ["softmax", "log_softmax", "logsumexp", "nll_loss", "cross_entropy"]
+
+
+def _shifted(x: np.ndarray, dim) -> np.ndarray:
+    """x minus its largest value along ``dim`` (0 where that is ±inf, as PyTorch does)."""
+    top = np.max(x, axis=dim, keepdims=True)
+    return x - np.where(np.isfinite(top), top, 0)
+
+
+class Softmax(Function):
+    """f(x)ᵢ = eˣⁱ / Σⱼ eˣʲ along ``dim``;   ∂ℓ/∂x = f ⊙ (g − Σ g ⊙ f)"""
+
+    node_name = "SoftmaxBackward0"
+    formula = r"f(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}} \qquad \frac{\partial f_i}{\partial x_j} = f_i\,(\delta_{ij} - f_j)"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        e = np.exp(_shifted(_float(x), dim))
+        out = np.asarray(e / e.sum(axis=dim, keepdims=True))
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        along = (grad_output * out).sum(axis=ctx.dim, keepdims=True)
+        return out * (grad_output - along), None
+
+
+class LogSoftmax(Function):
+    """f(x)ᵢ = xᵢ − ln Σⱼ eˣʲ along ``dim``;   ∂ℓ/∂x = g − e^f · Σ g"""
+
+    node_name = "LogSoftmaxBackward0"
+    formula = r"f(x)_i = x_i - \ln \sum_j e^{x_j} \qquad \frac{\partial f_i}{\partial x_j} = \delta_{ij} - e^{f_j}"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        shifted = _shifted(_float(x), dim)
+        out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        total = grad_output.sum(axis=ctx.dim, keepdims=True)
+        return grad_output - np.exp(out) * total, None
+
+
+class Logsumexp(Function):
+    """f(x) = ln Σᵢ eˣⁱ along ``dims``;   ∂f/∂xᵢ = e^(xᵢ − f) (the softmax)"""
+
+    node_name = "LogsumexpBackward0"
+    formula = r"f(x) = \ln \sum_i e^{x_i} \qquad \frac{\partial f}{\partial x_i} = e^{x_i - f(x)}"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        x = _float(x)
+        top = np.max(x, axis=dims, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0)
+        out = np.log(np.exp(x - top).sum(axis=dims, keepdims=True)) + top
+        if not keepdim:
+            out = out.reshape(np.sum(x, axis=dims).shape)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            kept = _kept_shape(x.shape, ctx.dims)
+            grad_output, out = grad_output.reshape(kept), out.reshape(kept)
+        return grad_output * np.exp(x - out), None, None
+
+
+def _softmax_dim(input: Tensor, dim, name: str) -> int:
+    if dim is None:
+        # PyTorch's legacy rule for a missing dim, with its deprecation warning.
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _wrap_dim(dim, input.ndim) if input.ndim else 0
+
+
+def _cast_first(input: Tensor, dtype) -> Tensor:
+    return input if dtype is None else input.to(dtype)
+
+
+def softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """eˣ normalised to sum to 1 along ``dim``.
+
+    >>> import autogradkit as torch
+    >>> torch.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    dim = _softmax_dim(input, dim, "softmax")
+    return Softmax.apply(_cast_first(input, dtype), dim)
+
+
+def log_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """The logarithm of ``softmax``, computed without forming the softmax."""
+    dim = _softmax_dim(input, dim, "log_softmax")
+    return LogSoftmax.apply(_cast_first(input, dtype), dim)
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """ln Σ eˣ along ``dim`` (an int or a tuple of ints), without overflow."""
+    return Logsumexp.apply(input, _dims(dim, input.ndim), keepdim)
+
+
+class NllLoss(Function):
+    """f(o, t) = −Σᵢ w_{tᵢ}·o[i, tᵢ] / Σᵢ w_{tᵢ} (``reduction="mean"``): the negative
+    log-likelihood of the targets t given log-probabilities o;
+    ∂f/∂o[i, tᵢ] = −w_{tᵢ}/Σ w, and 0 for every other class"""
+
+    node_name = "NllLossBackward0"
+    formula = r"f(o, t) = -\frac{\sum_i w_{t_i}\, o_{i, t_i}}{\sum_i w_{t_i}} \qquad \frac{\partial f}{\partial o_{i,c}} = \begin{cases} -w_{t_i} / \sum_i w_{t_i} & c = t_i \\ 0 & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, log_probs, target, weight, reduction, ignore_index):
+        batched = log_probs.ndim == 2
+        rows = np.arange(target.size) if batched else ()
+        targets = target.reshape(-1) if batched else target
+        kept = targets != ignore_index
+        safe_targets = np.where(kept, targets, 0)
+        per_sample = (np.ones(np.shape(targets)) if weight is None else weight[safe_targets]) * kept
+        picked = log_probs[rows, safe_targets] if batched else log_probs[safe_targets]
+        losses = -(per_sample * picked).astype(log_probs.dtype)
+        scale = per_sample.astype(log_probs.dtype)
+        if reduction == "mean":
+            total = per_sample.sum()
+            out, scale = losses.sum() / total, scale / total
+        elif reduction == "sum":
+            out = losses.sum()
+        else:
+            out = losses
+        ctx.key = (rows, safe_targets) if batched else safe_targets
+        ctx.shape, ctx.scale, ctx.reduction = log_probs.shape, scale, reduction
+        ctx.save_for_backward(target)
+        return np.asarray(out, dtype=log_probs.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
+        from .shape import scatter_into_zeros
+
+        picked_grad = -grad_output * ctx.scale
+        return scatter_into_zeros(picked_grad, ctx.key, ctx.shape), None, None, None, None
+
+
+def nll_loss(
+    input: Tensor, target: Tensor, weight=None, ignore_index: int = -100, reduction: str = "mean"
+) -> Tensor:
+    """Negative log-likelihood of class indices ``target`` (N,) under
+    log-probabilities ``input`` (N, C) — or (C,) and a 0-d target."""
+    if not isinstance(target, Tensor) or target._data.dtype != np.int64:
+        found = type(target).__name__ if not isinstance(target, Tensor) else target.dtype
+        raise RuntimeError(f"expected scalar type Long but found {found}")
+    if input.ndim not in (1, 2):
+        raise NotImplementedError(
+            "autogradkit's nll_loss/cross_entropy take (N, C) or (C,) scores; "
+            f"got {input.ndim} dimensions"
+        )
+    classes = input.shape[-1]
+    targets = target._data
+    if np.any((targets != ignore_index) & ((targets < 0) | (targets >= classes))):
+        bad = targets[(targets != ignore_index) & ((targets < 0) | (targets >= classes))][0]
+        raise IndexError(f"Target {bad} is out of bounds.")
+    weights = None if weight is None else weight._data
+    return NllLoss.apply(input, targets, weights, reduction, ignore_index)
+
+
+def cross_entropy(
+    input: Tensor, target: Tensor, weight=None, ignore_index: int = -100, reduction: str = "mean"
+) -> Tensor:
+    """Cross-entropy of class indices ``target`` under unnormalised scores
+    ``input``: ``nll_loss(log_softmax(input, 1), target)``, as PyTorch records it."""
+    dim = 1 if input.ndim >= 2 else 0
+    return nll_loss(log_softmax(input, dim), target, weight, ignore_index, reduction)

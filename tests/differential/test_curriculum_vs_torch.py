@@ -1,0 +1,405 @@
+"""What learners meet after the first autograd tutorial, against PyTorch: the
+elementary functions (forward, backward and double backward), softmax and its
+relatives, products, running sums, norms, selections, creation functions, devices
+and legacy names.
+
+Each ``op`` program builds leaves from seeded inputs, applies one operation and
+runs backward; ``op2`` programs also differentiate the gradient again
+(``create_graph=True``), which checks the graph the backward pass records.
+The harness compares values, dtypes, graphs, gradients, errors and reprs.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import harness as H
+import pytest
+from harness import Inp, Program, attempt
+
+PROGRAMS: list[Program] = []
+F32, F64 = "float32", "float64"
+FLOATS = (F32, F64)
+
+
+def _seed(pid: str) -> int:
+    return zlib.crc32(pid.encode()) % 100_000
+
+
+def register(pid: str, fn, inputs=None, **options) -> None:
+    pid = "curriculum/" + pid
+    PROGRAMS.append(Program(pid, fn, dict(inputs or {}), _seed(pid), **options))
+
+
+def op(pid: str, f, inputs: dict, grad=None, **options) -> None:
+    """``y = f(lib, **leaves)``, then ``y.backward(v)`` for a fixed random ``v``."""
+    if grad is None:
+        grad = tuple(n for n, i in inputs.items() if i.dtype.startswith("float"))
+    seed = _seed("curriculum/" + pid)
+
+    def prog(lib, inp):
+        t = H.leaves(lib, inp, grad)
+        y = f(lib, **t)
+        H.backward_outputs(lib, y, seed, "gradient")
+        return {"y": y, **t}
+
+    register(pid, prog, inputs, **options)
+
+
+def op2(pid: str, f, inputs: dict, **options) -> None:
+    """Second derivative: g = ∂(Σ v⊙f(x))/∂x recorded with create_graph, then
+    Σ g is differentiated again into x.grad."""
+    seed = _seed("curriculum/" + pid)
+
+    def prog(lib, inp):
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = f(lib, x)
+        v = H.weight_like(lib, y, seed)
+        (g,) = lib.autograd.grad((y * v).sum(), x, create_graph=True)
+        g.sum().backward()
+        return {"y": y, "g": g, "x": x}
+
+    register(pid, prog, inputs, ignore_graph=True, **options)
+
+
+# ----------------------------------------------------------------------------- elementary
+
+ELEMENTARY = {
+    # name: input kind (a domain where the function and its derivative are finite)
+    "sin": "normal",
+    "cos": "normal",
+    "tan": "unit",
+    "asin": "unit",
+    "acos": "unit",
+    "atan": "normal",
+    "sinh": "normal",
+    "cosh": "normal",
+    "log1p": "positive",
+    "expm1": "normal",
+    "log2": "positive",
+    "log10": "positive",
+    "exp2": "normal",
+    "rsqrt": "positive",
+    "reciprocal": "nonzero",
+    "square": "normal",
+    "sign": "halves",
+    "floor": "normal",
+    "ceil": "normal",
+    "round": "normal",
+    "trunc": "normal",
+    "frac": "normal",
+}
+SMOOTH = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "log1p", "expm1"}
+SMOOTH |= {"log2", "log10", "exp2", "rsqrt", "reciprocal", "square", "frac"}
+
+for name, kind in ELEMENTARY.items():
+    for dt in FLOATS:
+        op(
+            f"{name}-fn-{dt}",
+            lambda lib, x, name=name: getattr(lib, name)(x),
+            {"x": Inp((2, 3), dt, kind)},
+        )
+    op(f"{name}-method", lambda lib, x, name=name: getattr(x, name)(), {"x": Inp((4,), F32, kind)})
+    op(f"{name}-0d", lambda lib, x, name=name: getattr(x, name)(), {"x": Inp((), F64, kind)})
+    if name in SMOOTH:
+        op2(
+            f"{name}-double-backward",
+            lambda lib, x, name=name: getattr(lib, name)(x),
+            {"x": Inp((3,), F64, kind)},
+        )
+    if name not in ("reciprocal", "square", "frac", "rsqrt", "exp2"):
+        register(
+            f"{name}-of-int",
+            lambda lib, inp, name=name: getattr(lib, name)(lib.tensor(inp["i"]).abs() + 1),
+            {"i": Inp((4,), "int64", "int")},
+        )
+
+op("round-decimals", lambda lib, x: lib.round(x, decimals=2), {"x": Inp((5,), F64)})
+op("round-halves-to-even", lambda lib, x: x.round(), {"x": Inp((9,), F32, "halves")})
+op("trig-identity", lambda lib, x: x.sin() ** 2 + x.cos() ** 2, {"x": Inp((5,), F64)})
+op("sinh-cosh-chain", lambda lib, x: lib.tanh(x).cosh() * lib.sinh(x), {"x": Inp((4,), F32)})
+
+
+def _inplace(name: str, *args):
+    def f(lib, x):
+        y = x * 1
+        out = getattr(y, name + "_")(*args)
+        return (y, out is y)
+
+    return f
+
+
+for name, kind, args in (
+    ("sin", "normal", ()),
+    ("cos", "normal", ()),
+    ("exp", "normal", ()),
+    ("log", "positive", ()),
+    ("sqrt", "positive", ()),
+    ("tanh", "normal", ()),
+    ("sigmoid", "normal", ()),
+    ("relu", "nonzero", ()),
+    ("abs", "nonzero", ()),
+    ("neg", "normal", ()),
+    ("pow", "positive", (2,)),
+    ("clamp", "normal", (-0.5, 0.5)),
+    ("floor", "normal", ()),
+):
+    op(f"inplace-{name}_", _inplace(name, *args), {"x": Inp((5,), F32, kind)})
+
+
+def register_program(pid: str, inputs=None):
+    """Decorator: register ``fn(lib, inputs)`` as program ``curriculum/<pid>``."""
+
+    def decorate(fn):
+        register(pid, fn, inputs)
+        return fn
+
+    return decorate
+
+
+@register_program("inplace-on-leaf-error", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    return attempt(lambda: x.sin_())
+
+
+@register_program("inplace-under-no_grad", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    with lib.no_grad():
+        x.cos_()
+    return {"x": x, "version": x._version}
+
+
+# ----------------------------------------------------------------------------- softmax & co.
+
+for dt in FLOATS:
+    for dim in (0, 1, -1):
+        op(
+            f"softmax-dim{dim}-{dt}",
+            lambda lib, x, dim=dim: lib.softmax(x, dim=dim),
+            {"x": Inp((2, 3), dt)},
+        )
+        op(
+            f"log_softmax-dim{dim}-{dt}",
+            lambda lib, x, dim=dim: lib.log_softmax(x, dim),
+            {"x": Inp((2, 3), dt)},
+        )
+    op(f"logsumexp-{dt}", lambda lib, x: lib.logsumexp(x, 1), {"x": Inp((2, 3), dt)})
+    op(
+        f"logsumexp-keepdim-{dt}",
+        lambda lib, x: x.logsumexp(dim=0, keepdim=True),
+        {"x": Inp((2, 3), dt)},
+    )
+op("softmax-method", lambda lib, x: x.softmax(-1), {"x": Inp((3, 4), F32)})
+op("softmax-F", lambda lib, x: lib.nn.functional.softmax(x, dim=0), {"x": Inp((4,), F32)})
+op("log_softmax-F", lambda lib, x: lib.nn.functional.log_softmax(x, dim=1), {"x": Inp((2, 4), F32)})
+op("softmax-extreme", lambda lib, x: lib.softmax(x, 0), {"x": Inp((4,), F32, "extreme")})
+op("log_softmax-extreme", lambda lib, x: lib.log_softmax(x, 0), {"x": Inp((4,), F32, "extreme")})
+op("logsumexp-extreme", lambda lib, x: lib.logsumexp(x, 0), {"x": Inp((4,), F64, "extreme")})
+op("softmax-implicit-dim", lambda lib, x: lib.nn.functional.softmax(x), {"x": Inp((2, 3), F32)})
+op2("softmax-double-backward", lambda lib, x: lib.softmax(x, 0), {"x": Inp((4,), F64)})
+op2("log_softmax-double-backward", lambda lib, x: lib.log_softmax(x, 0), {"x": Inp((4,), F64)})
+op2("logsumexp-double-backward", lambda lib, x: lib.logsumexp(x, 0), {"x": Inp((4,), F64)})
+
+# ----------------------------------------------------------------------------- prod, cumsum, norm
+
+for dt in FLOATS:
+    op(f"prod-{dt}", lambda lib, x: x.prod(), {"x": Inp((2, 3), dt, "nonzero")})
+    op(f"prod-dim-{dt}", lambda lib, x: lib.prod(x, 1), {"x": Inp((2, 3), dt, "nonzero")})
+    op(f"cumsum-{dt}", lambda lib, x: x.cumsum(0), {"x": Inp((3, 2), dt)})
+    op(f"cumsum-last-{dt}", lambda lib, x: lib.cumsum(x, dim=-1), {"x": Inp((3, 2), dt)})
+    op(f"norm-{dt}", lambda lib, x: x.norm(), {"x": Inp((2, 3), dt)})
+    op(f"norm-dim-{dt}", lambda lib, x: lib.norm(x, dim=1), {"x": Inp((2, 3), dt)})
+op("prod-keepdim", lambda lib, x: x.prod(0, keepdim=True), {"x": Inp((2, 3), F64, "nonzero")})
+op("prod-with-a-zero", lambda lib, x: x.prod(), {"x": Inp((5,), F64, "ties")})
+op("prod-dim-with-zeros", lambda lib, x: x.prod(1), {"x": Inp((3, 4), F64, "ties")})
+op("norm-p1", lambda lib, x: x.norm(p=1), {"x": Inp((4,), F64, "nonzero")})
+op("norm-p3-keepdim", lambda lib, x: x.norm(3, dim=0, keepdim=True), {"x": Inp((2, 3), F64)})
+op("norm-fro", lambda lib, x: lib.norm(x, p="fro"), {"x": Inp((2, 2), F32)})
+op("norm-of-zeros", lambda lib, x: (x * 0).norm(), {"x": Inp((3,), F32)})
+op2("prod-double-backward", lambda lib, x: x.prod(), {"x": Inp((3,), F64, "nonzero")})
+op2("cumsum-double-backward", lambda lib, x: x.cumsum(0) ** 2, {"x": Inp((4,), F64)})
+op2("norm-double-backward", lambda lib, x: x.norm(), {"x": Inp((3,), F64)})
+
+# ----------------------------------------------------------------------------- selections
+
+for dt in FLOATS:
+    op(
+        f"where-{dt}",
+        lambda lib, x, y: lib.where(x > 0, x, y),
+        {"x": Inp((2, 3), dt), "y": Inp((2, 3), dt)},
+    )
+op("where-scalar", lambda lib, x: lib.where(x > 0, x, 0.0), {"x": Inp((5,), F32)})
+op("where-broadcast", lambda lib, x, y: lib.where(x > y, x, y), {"x": Inp((2, 3)), "y": Inp((3,))})
+op("where-method", lambda lib, x: x.where(x < 0, x * 2), {"x": Inp((4,), F64)})
+op("relu-by-where", lambda lib, x: lib.where(x > 0, x, lib.zeros_like(x)), {"x": Inp((4,))})
+op(
+    "gather-dim1",
+    lambda lib, x: x.gather(1, lib.tensor([[0, 0], [2, 1]])),
+    {"x": Inp((2, 3), F32)},
+)
+op(
+    "gather-dim0",
+    lambda lib, x: lib.gather(x, 0, lib.tensor([[1, 0, 1]])),
+    {"x": Inp((2, 3), F64)},
+)
+op2(
+    "gather-double-backward",
+    lambda lib, x: x.gather(0, lib.tensor([2, 2, 0])) ** 2,
+    {"x": Inp((3,), F64)},
+)
+
+
+@register_program("argmin-all-any-equal", {"x": Inp((3, 4), F32, "ties")})
+def _(lib, inp):
+    x = lib.tensor(inp["x"])
+    return {
+        "argmin": x.argmin(),
+        "argmin1": lib.argmin(x, dim=1),
+        "argmin0k": x.argmin(0, keepdim=True),
+        "argmax1": x.argmax(1),
+        "all": lib.all(x > -3),
+        "all1": (x > 0).all(1),
+        "any": lib.any(x > 1),
+        "any0": (x > 1).any(dim=0),
+        "equal_self": lib.equal(x, x.clone()),
+        "equal_other": x.equal(x + 1),
+        "equal_shape": lib.equal(x, x.reshape(4, 3)),
+        "nonzero_where": lib.where(x > 1),
+    }
+
+
+# ----------------------------------------------------------------------------- creation
+
+
+@register_program("creation-functions")
+def _(lib, inp):
+    x = lib.ones(2, 3, dtype=lib.float64)
+    return {
+        "linspace": lib.linspace(-1, 1, steps=5),
+        "linspace_pi": lib.linspace(-math.pi, math.pi, 2000),
+        "linspace_f64": lib.linspace(0, 1, 7, dtype=lib.float64),
+        "linspace_int_dtype": lib.linspace(0, 10, 6, dtype=lib.int64),
+        "logspace": lib.logspace(0, 2, 3),
+        "logspace_base2": lib.logspace(0, 4, 5, base=2),
+        "full": lib.full((2, 2), 7.0),
+        "full_int": lib.full((2,), 3),
+        "full_bool": lib.full((2,), True),
+        "full_like": lib.full_like(x, 2.5),
+        "zeros_like": lib.zeros_like(x, dtype=lib.float32),
+        "ones_like": lib.ones_like(x, device="cpu"),
+        "empty_shape": lib.empty(2, 3).shape,
+        "empty_like_shape": lib.empty_like(x).shape,
+        "rg": lib.full((3,), 1.0, requires_grad=True),
+    }
+
+
+@register_program("arange-as-pytorch")
+def _(lib, inp):
+    return {
+        "steps": lib.arange(-8.0, 8.0, 0.1),
+        "steps64": lib.arange(-8.0, 8.0, 0.1, dtype=lib.float64),
+        "element80": lib.arange(-8.0, 8.0, 0.1)[80].item(),
+        "small": lib.arange(0, 1, 0.01),
+        "odd": lib.arange(1.5, 100.2, 0.77),
+        "ints": lib.arange(5),
+        "int_step": lib.arange(1, 10, 3),
+        "relu_grad": _relu_grad_on_arange(lib),
+    }
+
+
+def _relu_grad_on_arange(lib):
+    x = lib.arange(-8.0, 8.0, 0.1, requires_grad=True)
+    lib.relu(x).sum().backward()
+    return x.grad
+
+
+# ----------------------------------------------------------------------------- devices and legacy names
+
+
+@register_program("devices", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    cpu = lib.device("cpu")
+    x = lib.tensor(inp["x"], device=cpu)
+    return {
+        "device_repr": repr(cpu),
+        "device_str": str(cpu),
+        "device_type": cpu.type,
+        "x_device": str(x.device),
+        "same": x.device == cpu,
+        "cuda": lib.cuda.is_available(),
+        "to_cpu": x.to("cpu"),
+        "to_device": x.to(cpu),
+        "to_device_dtype": x.to(cpu, lib.float64),
+        "cpu": x.cpu(),
+        "zeros_dev": lib.zeros(2, device=cpu),
+        "randn_shape": lib.randn(2, 2, device="cpu").shape,
+        "ones_dev": lib.ones(2, device="cpu", dtype=lib.float64),
+        "full_dev": lib.full((2,), 1.5, device=cpu),
+        "arange_dev": lib.arange(3, device=cpu),
+        "linspace_dev": lib.linspace(0, 1, 3, device=cpu),
+        "device_count": lib.cuda.device_count(),
+    }
+
+
+@register_program("legacy-names", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    from_variable = lib.autograd.Variable(lib.tensor(inp["x"]), requires_grad=True)
+    y = (from_variable * 2).sum()
+    y.backward()
+    floats = lib.FloatTensor([1, 2, 3])
+    return {
+        "variable": from_variable,
+        "variable_type": type(from_variable).__name__,
+        "float_tensor": floats,
+        "double_tensor": lib.DoubleTensor([1.5]),
+        "long_tensor": lib.LongTensor([1, 2]),
+        "data": from_variable.data,
+        "data_requires_grad": from_variable.data.requires_grad,
+        "double": floats.double(),
+        "float": floats.double().float(),
+        "type": floats.type(),
+        "is_tensor": isinstance(floats, lib.Tensor),
+    }
+
+
+@register_program("set_default_device")
+def _(lib, inp):
+    lib.set_default_device("cpu")
+    try:
+        return {"t": lib.ones(2), "device": str(lib.ones(2).device)}
+    finally:
+        lib.set_default_device(None)
+
+
+def _cuda_errors(lib):
+    return {
+        "tensor": attempt(lambda: lib.tensor([1.0], device="cuda")),
+        "zeros": attempt(lambda: lib.zeros(2, device="cuda")),
+        "to": attempt(lambda: lib.ones(2).to("cuda")),
+        "method": attempt(lambda: lib.ones(2).cuda()),
+    }
+
+
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_curriculum_golden(prog):
+    H.check_against_golden(prog)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_curriculum_live(prog):
+    H.check_against_live_torch(prog)
+
+
+def test_asking_for_cuda_says_the_kit_runs_on_the_cpu():
+    """PyTorch without CUDA says 'Torch not compiled with CUDA enabled'; the kit says
+    what it is instead, and every entry point raises the same kind of error."""
+    import autogradkit
+
+    for outcome in _cuda_errors(autogradkit).values():
+        assert isinstance(outcome, H.Raised), outcome
+        assert isinstance(outcome.error, RuntimeError)
+        assert "CPU only" in str(outcome.error)
