@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -49,7 +49,12 @@ FACTORY_FLOAT_ONLY_MESSAGE = (
 _PYTHON_TYPES = {float: _dtype.float64, int: _dtype.int64, bool: _dtype.bool}
 
 
+@overload
+def _check_dtype(dtype: None, who: str = "tensor") -> None: ...
+@overload
+def _check_dtype(dtype: DType | type, who: str = "tensor") -> DType: ...
 def _check_dtype(dtype, who: str = "tensor") -> DType | None:
+    """``dtype`` as an autogradkit dtype (``None`` stays ``None``: the caller's default)."""
     if dtype is None or isinstance(dtype, DType):
         return dtype
     if dtype in _PYTHON_TYPES:

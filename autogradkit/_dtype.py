@@ -6,7 +6,12 @@ PyTorch's ``torch.dtype`` objects print as ``torch.float32``; ours print as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 __all__ = [
     "dtype",
@@ -37,7 +42,7 @@ class dtype:
 
     __slots__ = ("name", "numpy", "is_floating_point", "itemsize")
 
-    def __init__(self, name: str, numpy_dtype: np.dtype) -> None:
+    def __init__(self, name: str, numpy_dtype: DTypeLike) -> None:
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = self.numpy.kind == "f"

@@ -59,8 +59,12 @@ import platform
 import sys
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 __all__ = [
     "Generator",
@@ -565,7 +569,7 @@ class Generator:
         w = self.random_bits32(2 * operator.index(n)).astype(np.uint64)
         return (w[0::2] << np.uint64(32)) | w[1::2]
 
-    def _uniform(self, n: int, dt: np.dtype) -> np.ndarray:
+    def _uniform(self, n: int, dt: DTypeLike) -> np.ndarray:
         """``n`` draws of ``at::uniform_real_distribution<dt>(0, 1)``."""
         if dt == np.float32:
             bits = self.random_bits32(n) & np.uint32((1 << 24) - 1)

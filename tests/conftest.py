@@ -19,7 +19,7 @@ import os
 try:
     from hypothesis import HealthCheck, settings
 except ImportError:  # hypothesis is a test extra; plain unit tests still run without it
-    settings = None
+    settings = None  # type: ignore[assignment,misc]
 
 if settings is not None:
     settings.register_profile(

@@ -39,7 +39,7 @@ from autogradkit.autograd.gradcheck import GradcheckError
 try:  # PyTorch is an optional oracle, never a dependency.
     import torch
 except ImportError:  # pragma: no cover - depends on the environment
-    torch = None
+    torch = None  # type: ignore[assignment]
 
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
@@ -390,9 +390,9 @@ def _bce_logits_ops() -> list[Op]:
     ):
 
         def fn(L, z, y, *extra, reduction=reduction, weighted=weighted, pos=pos):
-            extra = list(extra)
-            weight = extra.pop(0) if weighted else None
-            pos_weight = extra.pop(0) if pos else None
+            rest = list(extra)
+            weight = rest.pop(0) if weighted else None
+            pos_weight = rest.pop(0) if pos else None
             return L.nn.functional.binary_cross_entropy_with_logits(
                 z, y, weight=weight, reduction=reduction, pos_weight=pos_weight
             )
@@ -661,7 +661,7 @@ def test_gradgradcheck_with_given_grad_outputs():
 
 
 # Third derivatives against closed forms: d³/dx³ of f, elementwise.
-THIRD_DERIVATIVES = {
+THIRD_DERIVATIVES: dict[str, tuple[Callable, Callable, str]] = {
     "cube": (lambda t: t**3, lambda x: 6 * np.ones_like(x), "real"),
     "exp": (lambda t: t.exp(), np.exp, "real"),
     "sigmoid": (

@@ -37,7 +37,7 @@ import autogradkit as ak
 try:  # PyTorch is an optional oracle.
     import torch
 except ImportError:  # pragma: no cover - depends on the environment
-    torch = None
+    torch = None  # type: ignore[assignment]
 
 FAST = settings(
     max_examples=60,
@@ -553,7 +553,8 @@ def test_backward_steps_properties(program):
 
     watched = [t for t in tensors if t.requires_grad and (t.is_leaf or t.retains_grad)]
     initial = _grads(watched)
-    steps, received = [], Counter()
+    steps: list = []
+    received: Counter = Counter()
     sent_to: dict = {}
     accumulations = []
     iterator = ak.autograd.backward_steps(loss)

@@ -37,6 +37,7 @@ def _load_golden_module():
     spec = importlib.util.spec_from_file_location(
         "make_random_golden", GOLDEN_DIR / "make_random_golden.py"
     )
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -442,7 +443,8 @@ def test_out_of_range_seed_is_value_error(bad):
 
 def test_numpy_integer_seed_is_accepted():
     assert_same(
-        Generator(np.int64(42)).rand((4,), np.float32), Generator(42).rand((4,), np.float32)
+        Generator(np.int64(42)).rand((4,), np.float32),  # type: ignore[arg-type]  # on purpose
+        Generator(42).rand((4,), np.float32),
     )
 
 
@@ -491,7 +493,7 @@ def test_argument_errors():
     with pytest.raises(TypeError, match="float32 and float64"):
         g.rand((2,), np.int64)
     with pytest.raises(TypeError, match="shape"):
-        g.randn((2.5,), np.float32)
+        g.randn((2.5,), np.float32)  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(RuntimeError, match="from=5 >= to=3"):
         g.randint(5, 3, (2,))
     with pytest.raises(ValueError, match="int64"):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -49,7 +50,7 @@ class Pair:
     tensor shares (detach keeps it; indexing views are tracked as such)."""
 
     ours: ak.Tensor
-    theirs: torch.Tensor
+    theirs: Any  # a torch.Tensor (torch is imported only if installed)
     family: int
     label: str
 
@@ -134,7 +135,8 @@ class AutogradPair(RuleBasedStateMachine):
     def _add(self, results, family: int, label: str):
         if results is None:  # both libraries raised: nothing new
             return multiple()
-        pair = Pair(*results, family, label)
+        ours, theirs = results
+        pair = Pair(ours, theirs, family, label)
         self.pairs.append(pair)
         return pair
 

@@ -45,6 +45,7 @@ def _load_generator():
     spec = importlib.util.spec_from_file_location(
         "make_tensor_str_golden", GOLDEN_DIR / "make_tensor_str_golden.py"
     )
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -325,7 +326,7 @@ def test_live_subclass_prefix():
     """``prefix`` reproduces PyTorch's repr of a Tensor subclass (indent included)."""
     torch = pytest.importorskip("torch")
 
-    class MyTensor(torch.Tensor):
+    class MyTensor(torch.Tensor):  # type: ignore[name-defined]  # torch is a local module
         pass
 
     arr = np.linspace(-3, 3, 40).astype(np.float32)
@@ -341,7 +342,7 @@ try:
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
 except ImportError:  # pragma: no cover
-    given = None
+    given = None  # type: ignore[assignment]
 
 if given is not None:
     _OPTION_CHOICES = [

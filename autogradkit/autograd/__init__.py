@@ -109,7 +109,7 @@ def grad(
         allow_unused = materialize_grads
     task = prepare(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs)
     run_to_end(task)
-    results = []
+    results: list[Tensor | None] = []
     for tensor, value in zip(inputs, task.captured):
         if value is None:
             if materialize_grads:

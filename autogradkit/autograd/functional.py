@@ -82,15 +82,16 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
                         "The vector v can only be None if the user-provided function returns a "
                         "single Tensor with a single element."
                     )
-            vs = (None,) * len(outs_t)
+            vs: tuple[Tensor | None, ...] = (None,) * len(outs_t)
         else:
-            vs, _ = _as_tuple(v, "v")
-            for o, vi in zip(outs_t, vs):
+            given, _ = _as_tuple(v, "v")
+            for o, vi in zip(outs_t, given):
                 if o.shape != vi.shape:
                     raise RuntimeError(
                         f"Mismatch in shape: v has shape {list(vi.shape)} but the function's "
                         f"output has shape {list(o.shape)}"
                     )
+            vs = given
         grads = _grad_or_zeros(outs_t, xs, vs, create_graph, retain_graph=create_graph)
     outs = tuple(o if create_graph else o.detach() for o in outs_t)
     grads = tuple(g if create_graph else g.detach() for g in grads)

@@ -84,7 +84,7 @@ class no_grad(_GradModeContext):
         # ``@no_grad`` without parentheses: PyTorch 2 accepts it, so we do too.
         self = super().__new__(cls)
         if callable(func):
-            self.__init__()
+            cls.__init__(self)
             return self(func)
         return self
 

@@ -58,7 +58,10 @@ def result_dtype(*operands) -> np.dtype:
                 zero_dim = _promote(zero_dim, x.dtype)
         elif x is not None:
             wrapped = _promote(wrapped, _scalar_dtype(x))
-    return _combine(dimensioned, _combine(zero_dim, wrapped))
+    result = _combine(dimensioned, _combine(zero_dim, wrapped))
+    if result is None:  # only Nones: a caller's bug, not a user's
+        raise TypeError("result_dtype() needs at least one array or number")
+    return result
 
 
 def promote(x, y):

@@ -211,7 +211,8 @@ def _batched_shape_error(input: Tensor, other: Tensor) -> RuntimeError | None:
     inner_a, inner_b = a_shape[-1], (b_shape[-2] if len(b_shape) > 1 else b_shape[0])
     if inner_a == inner_b:
         return None
-    t1 = t2 = None
+    t1: tuple[int, ...] | None = None
+    t2: tuple[int, ...] = ()
     if len(a_shape) >= 3 and len(b_shape) <= 2:
         t1, t2 = a_shape, b_shape
     elif len(b_shape) >= 3 and len(a_shape) <= 2 and input._requires_grad:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -556,7 +557,8 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     if builtins.any(p is Ellipsis for p in parts):
         at = next(i for i, p in enumerate(parts) if p is Ellipsis)
         parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1 :]
-    basic, advanced = [], []
+    basic: list[Any] = []
+    advanced: list[Any] = []
     for p in parts:
         if isinstance(p, np.ndarray):
             basic.extend([slice(None)] * (p.ndim if p.dtype.kind == "b" else 1))

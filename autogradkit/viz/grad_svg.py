@@ -80,7 +80,7 @@ def _value(values: np.ndarray, limit: float) -> tuple[float, str]:
         f'<rect x="0" y="{TITLE_HEIGHT + 30}" width="110" height="60" rx="6" '
         f'fill="rgb({r},{g},{b})" stroke="#57606a"/>'
         f'<text x="55" y="{TITLE_HEIGHT + 66}" text-anchor="middle" font-size="16" '
-        f'fill="{text_colour((r, g, b))}">{format_value(value)}</text>'
+        f'fill="{text_colour((r, g, b))}">{format_value(float(value))}</text>'
     )
 
 

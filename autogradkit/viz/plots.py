@@ -165,10 +165,10 @@ def plot_grads(
         squeeze=False,
         width_ratios=[width for width, _ in sizes],
     )
-    axes = list(axes[0])
-    for ax, (values, label) in zip(axes, charts):
+    row = list(axes[0])
+    for ax, (values, label) in zip(row, charts):
         _draw(ax, values, label)
-    return fig, axes
+    return fig, row
 
 
 # -- What to plot ------------------------------------------------------------------------
@@ -184,8 +184,9 @@ def _gradient_to_plot(tensor: Any, name: Any, caller: str) -> tuple[np.ndarray, 
         # Ask is_leaf / retains_grad before reading .grad: reading the .grad of a
         # non-leaf warns (as in PyTorch), and the error below says more.
         if not tensor.is_leaf and not tensor.retains_grad:
+            maker = tensor.grad_fn.name() if tensor.grad_fn is not None else "an operation"
             raise ValueError(
-                f"{caller}: {who} is not a leaf tensor (it was computed by {tensor.grad_fn.name()}), "
+                f"{caller}: {who} is not a leaf tensor (it was computed by {maker}), "
                 "and backward() does not keep the .grad of intermediate results. Plot a leaf "
                 "such as w instead, or call .retain_grad() on this tensor before loss.backward(). "
                 "If it is itself a gradient made with backward(create_graph=True), pass "

@@ -167,6 +167,7 @@ class Program:
 
 def make_array(rng: np.random.Generator, inp: Inp) -> np.ndarray:
     shape, kind = tuple(inp.shape), inp.kind
+    a: np.ndarray
     if kind == "normal":
         a = rng.standard_normal(shape)
     elif kind == "positive":

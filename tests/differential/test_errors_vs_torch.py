@@ -485,8 +485,8 @@ def _(lib, inp):
 errors(
     "assign-grad",
     lambda lib, t: setattr(t["x"], "grad", 1.0),
-    lambda lib, t: (setattr(t["x"], "grad", lib.ones(3)), t["x"].grad)[1],
-    lambda lib, t: (setattr(t["x"], "grad", None), t["x"].grad)[1],
+    lambda lib, t: (setattr(t["x"], "grad", lib.ones(3)), t["x"].grad)[1],  # type: ignore[func-returns-value]
+    lambda lib, t: (setattr(t["x"], "grad", None), t["x"].grad)[1],  # type: ignore[func-returns-value]
 )
 errors(
     "assign-grad-mismatch",

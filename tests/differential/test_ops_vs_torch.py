@@ -14,6 +14,8 @@ graph, errors, warnings and reprs (see ``harness.py``).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 import harness as H
 import pytest
@@ -124,6 +126,8 @@ def configs(name, shapes, dtypes=FLOATS):
     return [(shape, dt) for shape in shapes for dt in dtypes]
 
 
+# One loop variable for the whole file: each table holds differently-shaped callables.
+fn: Callable[..., Any]
 for name, (fn, kind) in UNARY.items():
     for shape, dt in configs(name, ((), (4,), (2, 1, 3))):
         op(
@@ -732,7 +736,7 @@ for dt in FLOATS:
 
 # ----------------------------------------------------------------------------- dtype promotion
 
-PROMOTION = {
+PROMOTION: dict[str, tuple[Callable[..., Any], dict]] = {
     # name: (function, inputs)
     "int_times_float_scalar": (lambda lib, i: i * 1.5, {"i": Inp((3,), "int64", "int")}),
     "int_plus_int_scalar": (lambda lib, i: i + 2, {"i": Inp((3,), "int64", "int")}),

@@ -260,7 +260,7 @@ class Server:
 
     def _wait_ready(self, path: str) -> None:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
-        last = None
+        last: Exception | None = None
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(

@@ -24,6 +24,7 @@ REPO = HERE.parent.parent
 
 def _import(name: str):
     spec = importlib.util.spec_from_file_location(name, DIFFERENTIAL / f"{name}.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)

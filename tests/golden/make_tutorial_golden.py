@@ -15,6 +15,7 @@ TESTS = Path(__file__).resolve().parent.parent
 
 def main() -> None:
     spec = importlib.util.spec_from_file_location("test_tutorial", TESTS / "test_tutorial.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     import torch  # noqa: F401  (fail early when PyTorch is missing)

@@ -179,11 +179,11 @@ def test_bad_input_says_what_to_do():
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         draw_graph(torch.ones(3).sum())
     with pytest.raises(TypeError, match="draw_graph expects a tensor"):
-        draw_graph("loss")
+        draw_graph("loss")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(TypeError, match="params must be a dict"):
-        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params=[1, 2])
+        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params=[1, 2])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"params\['w'\] is a list"):
-        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params={"w": [1.0]})
+        draw_graph((torch.ones(2, requires_grad=True) * 2).sum(), params={"w": [1.0]})  # type: ignore[dict-item]
 
 
 def test_the_drawing_is_deterministic_and_displays_in_jupyter():
@@ -199,7 +199,7 @@ def test_the_drawing_is_deterministic_and_displays_in_jupyter():
 def assert_readable(graph):
     for edge in graph.edges:
         assert edge.source.x + edge.source.width < edge.target.x, f"{edge} points left"
-    by_column = {}
+    by_column: dict[int, list] = {}
     for node in graph.nodes:
         by_column.setdefault(node.layer, []).append(node)
         assert node.x >= 0 and node.x + node.width <= graph.width

@@ -44,13 +44,20 @@ def tutorial():
     return {"x": x, "w": w, "b": b, "z": z, "loss": loss}
 
 
-def texts_by_position(ax) -> dict[tuple[float, float], str]:
+def texts_by_position(ax) -> dict[tuple[float, ...], str]:
     return {tuple(float(c) for c in text.get_position()): text.get_text() for text in ax.texts}
 
 
-def labels_by_point(ax) -> dict[tuple[float, float], str]:
+def labels_by_point(ax) -> dict[tuple[float, ...], str]:
     """Bar labels are annotations: the point they label, and their text."""
     return {tuple(float(c) for c in text.xy): text.get_text() for text in ax.texts}
+
+
+def pixels(image) -> np.ndarray:
+    """An image's values (matplotlib types them as optional; a plotted image has them)."""
+    values = image.get_array()
+    assert values is not None
+    return values
 
 
 def bar_heights(ax) -> np.ndarray:
@@ -63,7 +70,7 @@ def test_a_matrix_gradient_is_a_heatmap_of_exactly_its_values(tutorial):
     w = tutorial["w"]
     ax = plot_grad(w, name="w")
     (image,) = ax.images
-    plotted = image.get_array()
+    plotted = pixels(image)
     assert not np.ma.getmaskarray(plotted).any()
     np.testing.assert_array_equal(np.ma.getdata(plotted), w.grad.numpy())
     assert ax.get_title() == "w.grad  [5, 3]"
@@ -150,9 +157,7 @@ def test_non_finite_entries_are_labelled_and_have_no_bar():
     np.testing.assert_array_equal(bar_heights(ax), [1.0, 0.0, 0.0, -2.0])
     assert [text.get_text() for text in ax.texts] == ["1", "nan", "-inf", "-2"]
     (image,) = plot_grad(grad.reshape(2, 2)).images
-    np.testing.assert_array_equal(
-        np.ma.getmaskarray(image.get_array()), [[False, True], [True, False]]
-    )
+    np.testing.assert_array_equal(np.ma.getmaskarray(pixels(image)), [[False, True], [True, False]])
     assert image.get_clim() == (-2.0, 2.0)
 
 
@@ -199,7 +204,7 @@ def test_a_non_leaf_that_retained_its_grad_is_plotted():
     (hidden * hidden).sum().backward()
     ax = plot_grad(hidden, name="hidden")
     assert ax.get_title() == "hidden.grad  [2, 2]"
-    np.testing.assert_allclose(ax.images[0].get_array(), 2 * hidden.detach().numpy())
+    np.testing.assert_allclose(pixels(ax.images[0]), 2 * hidden.detach().numpy())
 
 
 def test_a_gradient_with_its_own_graph_is_plotted_through_its_tensor():
@@ -209,7 +214,7 @@ def test_a_gradient_with_its_own_graph_is_plotted_through_its_tensor():
         (w**3).sum().backward(create_graph=True)
     np.testing.assert_array_equal(bar_heights(plot_grad(w, name="w")), [3.0, 12.0])
     with pytest.raises(ValueError, match=r"backward\(create_graph=True\), pass its \.detach\(\)"):
-        plot_grad(w.grad, name="w.grad")
+        plot_grad(w.grad, name="w.grad")  # type: ignore[arg-type,unused-ignore]
     np.testing.assert_array_equal(
         bar_heights(plot_grad(w.grad.detach(), name="w.grad")), [3.0, 12.0]
     )
@@ -239,7 +244,7 @@ def test_plot_grads_draws_one_chart_per_entry_in_order(tutorial):
     np.testing.assert_array_equal(axes[0].images[0].get_array(), tutorial["w"].grad.numpy())
     np.testing.assert_array_equal(bar_heights(axes[1]), tutorial["b"].grad.numpy())
     # Widths follow the content: annotated 5x3 heatmap > three bars > one number.
-    ratios = axes[0].get_gridspec().get_width_ratios()
+    ratios = np.asarray(axes[0].get_gridspec().get_width_ratios())
     assert ratios[0] > ratios[1] > ratios[2]
 
 
@@ -289,7 +294,7 @@ def test_plot_grad_rejects_what_is_not_numbers(bad, message):
 
 def test_plot_grad_rejects_a_bad_name_or_axes(tutorial):
     with pytest.raises(TypeError, match="name must be a str"):
-        plot_grad(tutorial["w"], name=3)
+        plot_grad(tutorial["w"], name=3)  # type: ignore[arg-type]  # wrong on purpose
     _, axes = plt.subplots(1, 2)
     with pytest.raises(TypeError, match=r"one matplotlib Axes, got ndarray.*axes\[0\]"):
         plot_grad(tutorial["w"], ax=axes)
@@ -366,4 +371,4 @@ def test_every_small_shape_gets_its_chart_and_the_chart_is_the_gradient(data, sh
             assert image.get_clim() == (-limit, limit)
             assert len(ax.texts) == (grad.size if grad.size <= ANNOTATE_UP_TO else 0)
     finally:
-        plt.close(ax.figure)
+        plt.close(ax.get_figure(root=True))

@@ -60,7 +60,7 @@ def cells(html: str, css_class: str) -> list[list[str]]:
     tables = [t for t in root.iter("table") if css_class in t.get("class", "").split()]
     assert len(tables) == 1, f"expected one table {css_class!r}, found {len(tables)}"
     return [
-        [td.text for td in tr.iter("td")]
+        [td.text or "" for td in tr.iter("td")]
         for tr in tables[0].iter("tr")
         if tr.find("td") is not None
     ]

@@ -91,7 +91,7 @@ def assert_same_grads(actual, expected, where):
 def svg_nodes(svg: str) -> dict[str, set[str]]:
     root = ET.fromstring(svg)
     return {
-        g.get("data-node"): set(g.get("class").split())
+        g.get("data-node", ""): set(g.get("class", "").split())
         for g in root.iter(f"{SVG}g")
         if g.get("data-node") is not None
     }
@@ -298,7 +298,7 @@ def test_bad_input_gets_pytorchs_errors():
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         BackwardStepper(torch.ones(3).sum())
     with pytest.raises(TypeError, match="expects the tensor backward starts from"):
-        BackwardStepper([out])
+        BackwardStepper([out])  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(RuntimeError, match="Mismatch in shape"):
         BackwardStepper(out, gradient=torch.ones(2))
 
@@ -306,7 +306,7 @@ def test_bad_input_gets_pytorchs_errors():
 # -- the plot area --------------------------------------------------------------------------
 def plotted(stepper) -> dict[str, list[float] | None]:
     tree = ET.fromstring(stepper.plot_area.value)
-    charts = {}
+    charts: dict[str, list[float] | None] = {}
     for g in tree.iter(f"{SVG}g"):
         name = g.get("data-tensor")
         if name is None:
@@ -315,7 +315,9 @@ def plotted(stepper) -> dict[str, list[float] | None]:
             charts[name] = None
         else:
             charts[name] = [
-                float(r.get("data-value")) for r in g.iter(f"{SVG}rect") if r.get("data-value")
+                float(r.get("data-value") or "nan")
+                for r in g.iter(f"{SVG}rect")
+                if r.get("data-value")
             ]
     return charts
 
@@ -327,9 +329,12 @@ def test_the_plots_fill_in_as_gradients_arrive():
     stepper.seek(3)  # b's gradient has landed, w's not yet
     charts = plotted(stepper)
     assert charts["w"] is None
+    assert charts["b"] is not None
     np.testing.assert_allclose(charts["b"], leaves["b"].grad.numpy(), rtol=1e-5)
     stepper.run_to_end()
-    np.testing.assert_allclose(plotted(stepper)["w"], leaves["w"].grad.numpy().ravel(), rtol=1e-5)
+    w_chart = plotted(stepper)["w"]
+    assert w_chart is not None
+    np.testing.assert_allclose(w_chart, leaves["w"].grad.numpy().ravel(), rtol=1e-5)
     stepper.back()
     assert plotted(stepper)["w"] is None
 
