@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import platform
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -46,11 +44,6 @@ def _load_golden_module():
 golden = _load_golden_module()
 GOLDEN = json.loads(GOLDEN_JSON.read_text())
 
-# float64 normals and the <16-element path use the C library's log/cos/sin
-# (through Python's math module, as PyTorch calls them); the golden file was
-# recorded with glibc, so elsewhere allow the last bits to differ.
-EXACT_LIBM = platform.libc_ver()[0] == "glibc"
-
 
 def _bits(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a).reshape(-1)
@@ -71,25 +64,90 @@ def assert_same(ours: np.ndarray, theirs: np.ndarray, what: str = "") -> None:
 # ----------------------------------------------------------------- golden ---
 
 
-def _ulps_apart(a: str, b: str) -> int:
-    x, y = np.float64(float.fromhex(a)), np.float64(float.fromhex(b))
-    return abs(int(x.view(np.int64)) - int(y.view(np.int64)))
+# Which recorded numbers a replay can match bit for bit on any machine, and which
+# only to a few units in the last place (ulps):
+#
+# * exact: rand, randint and the Mersenne Twister state (integer arithmetic and
+#   exact scalings), and float32 randn of 16+ elements through the AVX2 kernel,
+#   which _normal16_avx2 emulates with IEEE float32 operations in NumPy (same
+#   bits everywhere);
+# * within LIBM_ULPS: float64 randn, randn of fewer than 16 elements and the
+#   cached normal. They come from the C library's log/log1p/cos/sin (through
+#   Python's math module, as PyTorch calls them), and C libraries pick code by CPU
+#   (glibc has FMA variants) and differ between versions and platforms. On the
+#   machine that recorded the file they match exactly; the live tests below
+#   compare them bit for bit with the PyTorch of the machine they run on;
+# * float32 randn of 16+ elements through the portable kernel, which PyTorch runs
+#   on CPUs without AVX2 (ARM, old x86-64): NumPy cannot call libm's
+#   logf/cosf/sinf, so _normal16_scalar_float rounds float64 results instead,
+#   within SCALAR_KERNEL_ULPS of PyTorch's portable kernel (autogradkit/random.py)
+#   and within SCALAR_VS_AVX2 of the AVX2 kernel's polynomials (the golden file).
+LIBM_ULPS = 4
+SCALAR_KERNEL_ULPS = 4
+SCALAR_VS_AVX2 = 4e-6
 
 
+def _from_libm(call: list) -> bool:
+    """Whether a recorded call's values go through the C library's log/cos/sin."""
+    fn, shape, dtype = call[0], call[1], call[-1]
+    return fn == "randn" and (dtype == "float64" or int(np.prod(shape)) < 16)
+
+
+def _assert_within_ulps(ours: list[str], theirs: list[str], dtype: str, ulps: int, what: str):
+    """Recorded float.hex values agree to ``ulps`` units in the last place of ``dtype``."""
+    a = np.array([float.fromhex(v) for v in ours], dtype=dtype)
+    b = np.array([float.fromhex(v) for v in theirs], dtype=dtype)
+    assert a.shape == b.shape, what
+    apart = np.abs(a.astype(np.float64) - b) / np.spacing(np.maximum(abs(a), abs(b)))
+    assert np.all(apart <= ulps), f"{what}: {apart.max():.0f} ulps apart"
+
+
+def assert_replays(got: dict, want: dict, calls: list, kernel: str, libm_ulps: int) -> None:
+    """``got`` (run_autogradkit) matches ``want`` (run_torch or the golden file,
+    which holds the AVX2 kernel's numbers): bit for bit where our code fixes the
+    bits, to ulps where the C library makes them, and the portable float32
+    kernel to SCALAR_VS_AVX2 (see above)."""
+    assert len(got["outputs"]) == len(want["outputs"]) == len(calls)
+    for i, (call, ours, theirs) in enumerate(zip(calls, got["outputs"], want["outputs"])):
+        what = f"call {i} {call}"
+        if _from_libm(call):
+            _assert_within_ulps(ours, theirs, call[-1], libm_ulps, what)
+        elif call[0] == "randn" and call[-1] == "float32" and kernel == "scalar":
+            a, b = (np.array([float.fromhex(v) for v in x]) for x in (ours, theirs))
+            np.testing.assert_allclose(a, b, rtol=0, atol=SCALAR_VS_AVX2, err_msg=what)
+        else:
+            assert ours == theirs, what
+    assert got["mt_state_sha256"] == want["mt_state_sha256"]
+    assert (got["normal_cache"] is None) == (want["normal_cache"] is None)
+    if want["normal_cache"] is not None:
+        cache = ([got["normal_cache"]], [want["normal_cache"]])
+        _assert_within_ulps(*cache, "float64", libm_ulps, "cached normal")
+
+
+@pytest.mark.parametrize("kernel", ["avx2", "scalar"])
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["name"] for c in GOLDEN["cases"]])
-def test_golden(case, monkeypatch):
-    # The file holds PyTorch's AVX2 float32 normals; the emulation of that
-    # kernel is plain NumPy, so it replays on any machine.
-    monkeypatch.setattr(R, "FLOAT32_NORMAL_KERNEL", GOLDEN["float32_normal_kernel"])
-    got = golden.run_autogradkit(case)
-    if EXACT_LIBM:
-        assert got["outputs"] == case["outputs"]
-        assert got["state_sha256"] == case["state_sha256"]
-    else:  # pragma: no cover - non-glibc platforms
-        for ours, theirs in zip(got["outputs"], case["outputs"]):
-            assert len(ours) == len(theirs)
-            for a, b in zip(ours, theirs):
-                assert a == b if isinstance(a, int) else _ulps_apart(a, b) <= 4
+def test_golden(case, kernel, monkeypatch):
+    """Replay PyTorch's recorded numbers. Which float32 normal kernel PyTorch
+    runs depends on the CPU (AVX2 or not); both are replayed on any CPU."""
+    assert GOLDEN["float32_normal_kernel"] == "avx2"  # what the file holds
+    monkeypatch.setattr(R, "FLOAT32_NORMAL_KERNEL", kernel)
+    assert_replays(golden.run_autogradkit(case), case, case["calls"], kernel, LIBM_ULPS)
+
+
+def test_golden_float32_block_normals_are_exact_with_the_avx2_kernel(monkeypatch):
+    """The AVX2 kernel's emulation fixes every bit itself: no tolerance there.
+    (test_golden allows ulps only for libm-made values; this pins that the
+    exact branch really covers float32 blocks.)"""
+    monkeypatch.setattr(R, "FLOAT32_NORMAL_KERNEL", "avx2")
+    blocks = [
+        (case, i)
+        for case in GOLDEN["cases"]
+        for i, call in enumerate(case["calls"])
+        if call[0] == "randn" and call[-1] == "float32" and not _from_libm(call)
+    ]
+    assert len(blocks) >= 10
+    for case, i in blocks:
+        assert golden.run_autogradkit(case)["outputs"][i] == case["outputs"][i], case["name"]
 
 
 def test_golden_file_is_small_and_complete():
@@ -178,6 +236,16 @@ def test_fma32_is_exact():
     assert (naive != got).any()  # the midpoint cases really are hard
 
 
+def test_float32_normal_kernel_depends_on_the_cpu(monkeypatch):
+    """PyTorch's float32 randn of 16+ elements legitimately depends on the CPU:
+    AVX2 code on x86-64 CPUs with AVX2, a portable loop elsewhere (ARM). The kernel
+    is chosen once, at import; test_golden replays PyTorch's numbers with both."""
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    monkeypatch.setattr(R.platform, "machine", lambda: "aarch64")
+    assert R._detect_float32_normal_kernel() == "scalar"
+    assert R.FLOAT32_NORMAL_KERNEL in ("avx2", "scalar")
+
+
 def test_detect_kernel_honours_aten_cpu_capability(monkeypatch):
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
     assert R._detect_float32_normal_kernel() == "scalar"
@@ -228,13 +296,23 @@ def _our_call(g, call):
     return getattr(g, fn)(tuple(shape), np.dtype(dtype))
 
 
+def assert_same_draw(ours: np.ndarray, theirs: np.ndarray, call: list, what: str) -> None:
+    """Bit for bit, except float32 normal blocks on a CPU where PyTorch runs the
+    portable kernel (no AVX2): those to SCALAR_KERNEL_ULPS."""
+    blocks = call[0] == "randn" and call[-1] == "float32" and ours.size >= 16
+    if blocks and R.FLOAT32_NORMAL_KERNEL == "scalar":  # pragma: no cover - CPUs without AVX2
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, what
+        assert np.all(np.abs(ours - theirs) <= SCALAR_KERNEL_ULPS * np.spacing(abs(theirs))), what
+    else:
+        assert_same(ours, theirs, what)
+
+
 def _compare_sequence(torch, seed, calls):
     tg = torch.Generator().manual_seed(seed)
     g = Generator().manual_seed(seed)
     for i, call in enumerate(calls):
-        assert_same(
-            _our_call(g, call), _torch_call(torch, tg, call), f"seed {seed} call {i} {call}"
-        )
+        what = f"seed {seed} call {i} {call}"
+        assert_same_draw(_our_call(g, call), _torch_call(torch, tg, call), call, what)
     assert_same(g.get_state(), tg.get_state().numpy(), f"state after seed {seed} {calls}")
 
 
@@ -248,8 +326,10 @@ def test_live_shapes(torch, seed, fn, dtype):
 
 
 def test_live_golden_cases(torch):
+    # In one process both libraries call the same C library: libm values match exactly.
     for case in golden.build_cases():
-        assert golden.run_autogradkit(case) == golden.run_torch(case), case["name"]
+        got, want = golden.run_autogradkit(case), golden.run_torch(case)
+        assert_replays(got, want, case["calls"], R.FLOAT32_NORMAL_KERNEL, libm_ulps=0)
 
 
 def test_live_mixed_sequence_carries_state(torch):
@@ -369,7 +449,8 @@ def test_live_normal_kernel_on_chosen_uniforms(torch):
         tg = torch.Generator()
         tg.set_state(torch.from_numpy(state))
         g = Generator().set_state(state)
-        assert_same(g.randn((608,), np.float32), torch.randn(608, generator=tg).numpy())
+        ours, theirs = g.randn((608,), np.float32), torch.randn(608, generator=tg).numpy()
+        assert_same_draw(ours, theirs, ["randn", [608], "float32"], "planted uniforms")
 
 
 @settings(max_examples=60, deadline=None)
@@ -517,16 +598,14 @@ def test_shapes_dtypes_and_ranges():
     assert not np.signbit(z[z == 0]).any()
 
 
-def test_speed():
-    R._seeded_key.cache_clear()
-    t = time.perf_counter()
-    R._seeded_key(987654)
-    assert time.perf_counter() - t < 0.005  # the 624-step seeding loop
+def test_reseeding_reuses_the_seeded_key():
+    """The 624-step seeding loop runs once per seed: a training loop that calls
+    manual_seed(0) every step does not pay for it again. (Speed itself is measured
+    by benchmarks/, never asserted as a time here: a loaded machine would fail it.)"""
     g = Generator()
-    t = time.perf_counter()
-    for _ in range(100):
-        g.manual_seed(0).randn((5, 3), np.float32)
-    assert (time.perf_counter() - t) / 100 < 0.002
-    t = time.perf_counter()
-    g.randn((10**6,), np.float32)
-    assert time.perf_counter() - t < 2.0
+    R._seeded_key.cache_clear()
+    for _ in range(5):
+        g.manual_seed(987654)
+    info = R._seeded_key.cache_info()
+    assert info.misses == 1 and info.hits == 4
+    assert not R._seeded_key(987654).flags.writeable  # shared, so read-only

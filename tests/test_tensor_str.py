@@ -18,7 +18,6 @@ import importlib.util
 import json
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -146,16 +145,30 @@ def test_golden(dtype):
 
 
 def test_golden_matches_generator():
-    """The JSON was written from the current build_cases() (regenerate if not)."""
+    """The JSON was written from the current build_cases() (regenerate if not).
+
+    Only the names, dtypes and shapes must match exactly. The generator makes its
+    data with NumPy's math (geomspace, powers, normal draws), whose last bits
+    differ between CPUs (SIMD paths) and C libraries, so the values are compared
+    to a relative 1e-12; test_golden replays the stored data itself, bit for bit.
+    An int64 case truncates such a float, which may then land one integer over.
+    """
     built = golden_gen.build_cases()
     assert len(built) == len(GOLDEN_CASES)
     for b, g in zip(built, GOLDEN_CASES):
+        what = (g["name"], g["dtype"])
         assert (b["name"], b["dtype"], list(b["array"].shape)) == (
             g["name"],
             g["dtype"],
             g["shape"],
         )
-        np.testing.assert_array_equal(b["array"], _golden_array(g))
+        stored = _golden_array(g)
+        if g["dtype"].startswith("float"):
+            np.testing.assert_allclose(b["array"], stored, rtol=1e-12, atol=0, err_msg=str(what))
+        elif g["dtype"] == "int64":
+            assert np.all(np.abs(b["array"] - stored) <= 1), what
+        else:
+            np.testing.assert_array_equal(b["array"], stored, err_msg=str(what))
 
 
 # ---------------------------------------------------------------------------
@@ -227,18 +240,6 @@ def test_default_dtype_name_controls_dtype_suffix():
     assert format_tensor(a32, dtype_name="float32", default_dtype_name="float64") == (
         "tensor([0., 1., 2.], dtype=autogradkit.float32)"
     )
-
-
-def test_small_tensor_is_fast():
-    """Printing a small tensor is cheap (target well under 100 µs)."""
-    arr = np.array([[1.5, -2.25], [3.0, 4.125]], np.float32)
-    format_tensor(arr, dtype_name="float32")
-    n = 200
-    start = time.perf_counter()
-    for _ in range(n):
-        format_tensor(arr, dtype_name="float32", requires_grad=True)
-    per_call = (time.perf_counter() - start) / n
-    assert per_call < 1e-3  # generous bound so a loaded CI machine does not flake
 
 
 # ---------------------------------------------------------------------------

@@ -10,10 +10,16 @@ them from :func:`build_cases` and :func:`run_torch` here.
 Each case holds ``name``, ``seed`` and ``calls``; a call is
 ``["rand" | "randn", shape, dtype]`` or ``["randint", low, high, shape]``.
 The recorded ``outputs`` has one entry per call: float values as
-``float.hex`` strings (exact), randint values as ints.  ``state_sha256`` is
-the SHA-256 of ``torch.get_rng_state()`` after the last call, so a replay also
-checks that the generator ends in exactly PyTorch's state (position in the
-Mersenne Twister stream and cached normal).
+``float.hex`` strings (exact), randint values as ints.  The generator's state
+after the last call (``torch.get_rng_state()``) is recorded in two parts, so a
+replay also checks that the generator ends in PyTorch's state:
+
+* ``mt_state_sha256``: the SHA-256 of the state with the cached normal zeroed
+  (seed, position in the Mersenne Twister stream, its 624 words): integer
+  arithmetic, the same bits on every machine;
+* ``normal_cache``: the cached second Box-Muller value (``float.hex``, or
+  null), which comes from the C library's ``log1p``/``cos``/``sin`` and so may
+  differ in its last bits on another CPU or C library.
 """
 
 from __future__ import annotations
@@ -109,8 +115,22 @@ def encode(values: np.ndarray) -> list:
     return [int(v) for v in flat]
 
 
-def state_digest(state_bytes: bytes) -> str:
-    return hashlib.sha256(state_bytes).hexdigest()
+def state_record(state_bytes: bytes) -> dict[str, Any]:
+    """``mt_state_sha256`` and ``normal_cache`` of a 5056-byte generator state."""
+    from autogradkit.random import _STATE_DTYPE
+
+    state = np.frombuffer(state_bytes, dtype=_STATE_DTYPE)
+    cache = float(state["normal_y"][0]).hex() if state["normal_is_valid"][0] else None
+    # Field by field into zeroed memory: the struct's padding bytes are whatever
+    # PyTorch's memory held, so they must not be hashed.
+    fields = np.zeros(1, dtype=_STATE_DTYPE)
+    for name in _STATE_DTYPE.names:
+        if name != "normal_y":
+            fields[name] = state[name]
+    return {
+        "mt_state_sha256": hashlib.sha256(fields.tobytes()).hexdigest(),
+        "normal_cache": cache,
+    }
 
 
 def run_torch(case: dict[str, Any]) -> dict[str, Any]:
@@ -127,7 +147,7 @@ def run_torch(case: dict[str, Any]) -> dict[str, Any]:
             fn, shape, dtype = call
             out = getattr(torch, fn)(tuple(shape), dtype=getattr(torch, dtype), generator=g)
         outputs.append(encode(out.numpy()))
-    return {"outputs": outputs, "state_sha256": state_digest(g.get_state().numpy().tobytes())}
+    return {"outputs": outputs, **state_record(g.get_state().numpy().tobytes())}
 
 
 def run_autogradkit(case: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +164,7 @@ def run_autogradkit(case: dict[str, Any]) -> dict[str, Any]:
             fn, shape, dtype = call
             out = getattr(g, fn)(tuple(shape), np.dtype(dtype))
         outputs.append(encode(out))
-    return {"outputs": outputs, "state_sha256": state_digest(g.get_state().tobytes())}
+    return {"outputs": outputs, **state_record(g.get_state().tobytes())}
 
 
 def main() -> int:
