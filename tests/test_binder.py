@@ -103,6 +103,7 @@ def test_repo2docker_accepts_the_configuration(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.e2e
+@pytest.mark.binder
 def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_path):
     """What Binder does, minus Docker: a fresh environment, ``pip install -r
     binder/requirements.txt`` from the repository root, then the notebooks, which

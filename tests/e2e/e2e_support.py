@@ -58,9 +58,17 @@ ARTIFACTS = Path(
     os.environ.get("AGK_E2E_ARTIFACTS") or Path(__file__).parent / "artifacts"
 ).resolve()
 
-SERVER_START_TIMEOUT = 120.0  # s: server answering HTTP
-KERNEL_TIMEOUT = 120.0  # s: kernel started and idle, notebook run
-UI_TIMEOUT = 30.0  # s: one DOM change after one click or key press
+# Every wait is on a condition (the page, the server or the kernel reporting what
+# the test needs), never a sleep: a passing run waits only as long as the machine
+# needs. These are the budgets after which a wait gives up. They are generous,
+# because CI runs on shared, loaded machines (a save that takes a second on an idle
+# one once timed out after 30 s). Only a broken build waits them out.
+SERVER_START_TIMEOUT = 240.0  # s: server answering HTTP
+KERNEL_TIMEOUT = 300.0  # s: kernel started and idle, notebook run
+UI_TIMEOUT = 120.0  # s: one DOM change after one click or key press, a save
+# pytest-timeout for one e2e test (its module's servers and Run All included): a
+# hang still fails, after more than any of the budgets above.
+TEST_TIMEOUT = 900
 
 # The notebooks under test.
 STEPPER_NOTEBOOK = "02_computing_gradients.ipynb"

@@ -10,6 +10,7 @@ import pytest
 from e2e_support import (
     KERNEL_TIMEOUT,
     STEPPER_NOTEBOOK,
+    TEST_TIMEOUT,
     UI_TIMEOUT,
     expected_for,
     expects_error,
@@ -17,7 +18,7 @@ from e2e_support import (
     save_screenshot,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(TEST_TIMEOUT)]
 
 
 def test_stepper_renders_in_voila_without_code(page, voila_server, notebook_dir):
