@@ -12,6 +12,12 @@ rather than ``/home/you/autogradkit/...``), and a warning names its cell
 sanitizer (``nbval_sanitize.cfg``) turns a fresh run's output into, so the saved
 notebook is exactly what nbval compares against. Cells tagged ``raises-exception``
 may raise; any other error stops the run.
+
+Widgets are saved as their static picture only: the live view's reference
+(``application/vnd.jupyter.widget-view+json``) and the widget state are dropped.
+Without a kernel nothing can drive a widget anyway, and with them an HTML export
+(nbconvert, nbviewer) would try to load a widget manager from a CDN and show
+nothing offline instead of the picture.
 """
 from __future__ import annotations
 
@@ -44,12 +50,24 @@ def scrub_outputs(nb) -> None:
                 output["traceback"] = [_scrub(line) for line in output["traceback"]]
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def drop_widget_views(nb) -> None:
+    """Keep each widget's static fallback (text/html, text/plain), not its live view."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+
+
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     scrub_outputs(nb)
+    drop_widget_views(nb)
     nbformat.write(nb, path)
 
 

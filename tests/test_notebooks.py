@@ -7,9 +7,14 @@ way. These tests check that way:
 * every notebook is saved executed, top to bottom, in one run (execution counts
   1, 2, …, n, so nbval has a complete reference output for every cell);
 * it runs on the ``python3`` kernel and starts with ``import autogradkit as torch``;
-* ``# NBVAL_IGNORE_OUTPUT`` is used only where an output cannot be reproduced (a
-  live widget view, a timing), and every widget view is ignored;
-* ``# NBVAL_RAISES_EXCEPTION`` marks exactly the cells whose saved output is an error;
+* nbval's markers are cell tags, never ``# NBVAL_...`` comments a learner would read:
+  ``nbval-ignore-output`` only where an output cannot be reproduced (a live widget,
+  a timing), and on every widget; ``raises-exception`` on exactly the cells whose
+  saved output is an error;
+* widgets are saved as their static picture (no live view, no widget state), so an
+  HTML export shows it offline; drawings are ``<img>`` tags, which survive the
+  cleaning of untrusted HTML (inline ``<svg>`` does not);
+* the prose says nothing about tests;
 * there are at least two exercises, each an answer cell (``# your code here``), a
   check cell that prints a hint while the answer is missing, and a hidden solution
   cell (tag ``solution``) that runs the check, which then says "Correct";
@@ -41,17 +46,23 @@ def _code_cells(nb) -> list:
 
 
 def _markers(cell) -> set[str]:
-    """nbval's markers on a cell, from its comment lines and its tags."""
-    found = {
-        line.strip().lstrip("#").strip()
-        for line in cell.source.splitlines()
-        if line.strip().startswith("#")
-    }
-    found = {marker for marker in found if marker.startswith("NBVAL_")}
+    """nbval's markers on a cell, from its tags."""
+    found = set()
     for tag in cell.metadata.get("tags", []):
         if tag.startswith("nbval-"):
             found.add(tag.upper().replace("-", "_"))
+        if tag == "raises-exception":
+            found.add("NBVAL_RAISES_EXCEPTION")
     return found
+
+
+def _shows_widget(cell) -> bool:
+    """Whether the cell displays a widget (printing one shows only its repr)."""
+    return any(
+        output.data.get("text/plain", "").startswith(("<BackwardStepper", "<JacobianExplorer"))
+        for output in cell.outputs
+        if "data" in output
+    )
 
 
 def _text(cell) -> str:
@@ -118,23 +129,29 @@ def test_first_code_cell_imports_autogradkit_as_torch(notebook):
     )
 
 
+def test_nbval_markers_are_tags_not_comments(notebook):
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        assert "NBVAL_" not in cell.source, (
+            f"{path.name}, {_label(cell)}: use the cell tag (nbval-ignore-output, raises-exception), "
+            "not a comment the learner reads"
+        )
+
+
 def test_ignored_outputs_are_only_widgets_and_timings(notebook):
     path, nb = notebook
     for cell in _code_cells(nb):
-        shows_widget = WIDGET_VIEW in _mimetypes(cell)
+        shows_widget = _shows_widget(cell)
         times = bool(TIMING.search(cell.source))
         if "NBVAL_IGNORE_OUTPUT" in _markers(cell):
             assert shows_widget or times, (
-                f"{path.name}, {_label(cell)}: NBVAL_IGNORE_OUTPUT hides an output that is neither "
+                f"{path.name}, {_label(cell)}: nbval-ignore-output hides an output that is neither "
                 "a live widget view nor a timing; make the output deterministic instead"
-            )
-            assert cell.source.splitlines()[0].strip() == "# NBVAL_IGNORE_OUTPUT", (
-                f"{path.name}, {_label(cell)}: put the marker on the first line, where readers see it"
             )
         elif shows_widget:
             raise AssertionError(
                 f"{path.name}, {_label(cell)} displays a live widget (random model id, state that "
-                "follows the clicks) but is not marked # NBVAL_IGNORE_OUTPUT"
+                "follows the clicks) but is not tagged nbval-ignore-output"
             )
 
 
@@ -146,13 +163,42 @@ def test_raising_cells_are_exactly_the_marked_ones(notebook):
             assert len(errors) == 1, (
                 f"{path.name}, {_label(cell)}: marked to raise, but saved without its error"
             )
-            assert cell.source.splitlines()[0].strip() == "# NBVAL_RAISES_EXCEPTION", (
-                f"{path.name}, {_label(cell)}: put the marker on the first line"
-            )
         else:
             assert not errors, (
                 f"{path.name}, {_label(cell)} was saved with {errors[0].ename}: {errors[0].evalue}"
             )
+
+
+def test_widgets_are_saved_as_pictures(notebook):
+    path, nb = notebook
+    assert "widgets" not in nb.metadata, f"{path.name} is saved with widget state"
+    for cell in _code_cells(nb):
+        assert WIDGET_VIEW not in _mimetypes(cell), (
+            f"{path.name}, {_label(cell)}: saved with a live widget view; save with notebooks/execute.py"
+        )
+        if _shows_widget(cell):
+            html = "".join(o.data.get("text/html", "") for o in cell.outputs if "data" in o)
+            assert "run the notebook" in html, f"{path.name}, {_label(cell)} has no static picture"
+
+
+def test_drawings_survive_sanitising(notebook):
+    """Untrusted notebooks, GitHub and nbviewer strip inline <svg> from saved HTML."""
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        for output in cell.outputs:
+            html = output.get("data", {}).get("text/html", "")
+            assert "<svg" not in html, (
+                f"{path.name}, {_label(cell)}: inline <svg> in text/html shows as garbled text "
+                "without trust; use an <img> (autogradkit.viz._html.svg_img)"
+            )
+
+
+def test_prose_says_nothing_about_tests(notebook):
+    path, nb = notebook
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            found = re.search(r"\b(test suite|nbval|pytest|tests?)\b", cell.source, re.I)
+            assert not found, f"{path.name}: a text cell mentions {found.group(0)!r}"
 
 
 def _exercises(nb) -> list[tuple]:

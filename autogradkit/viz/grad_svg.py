@@ -85,7 +85,9 @@ def _value(values: np.ndarray, limit: float) -> tuple[float, str]:
 
 
 def _bars(values: np.ndarray, limit: float) -> tuple[float, str]:
-    bar = 26.0 if values.size <= 12 else 12.0
+    annotate = values.size <= ANNOTATE_UP_TO
+    # An annotated bar is as wide as its number (-0.00269), so no label is cut off.
+    bar = 46.0 if annotate and values.size <= 12 else 26.0 if values.size <= 12 else 12.0
     height = CHART_HEIGHT - 30
     zero = TITLE_HEIGHT + 10 + height / 2
     colours = diverging_rgb(values, limit)
@@ -98,7 +100,7 @@ def _bars(values: np.ndarray, limit: float) -> tuple[float, str]:
             f'height="{abs(extent):.1f}" fill="rgb({r},{g},{b})" data-value="{value:.6g}">'
             f"<title>[{i}] = {value:.6g}</title></rect>"
         )
-        if values.size <= ANNOTATE_UP_TO and bar >= 20:
+        if annotate and bar >= 20:
             y = zero - extent - 3 if extent >= 0 else zero - extent + 11
             out.append(
                 f'<text x="{i * bar + bar / 2:.1f}" y="{y:.1f}" text-anchor="middle" '

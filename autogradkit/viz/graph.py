@@ -28,6 +28,7 @@ import numpy as np
 
 from ..autograd.function import AccumulateGrad, Node
 from ..tensor import Tensor
+from ._html import svg_img
 from ._style import format_value
 
 __all__ = [
@@ -610,6 +611,12 @@ def _edge_shape(edge: GraphEdge) -> str:
     return f'<path d="{d} L{tip_x - 6:.1f},{tip_y:.1f}"/><polygon points="{arrow}"/>'
 
 
+def graph_alt_text(graph: Graph) -> str:
+    """The graph in words, for an image's ``alt`` text: each arrow as ``a → b``."""
+    arrows = "; ".join(f"{edge.source.label} → {edge.target.label}" for edge in graph.edges)
+    return f"Computational graph: {arrows}"
+
+
 # -- The public face -------------------------------------------------------------------
 class GraphDrawing:
     """A drawing of a computational graph; Jupyter displays it, ``.svg`` is its text.
@@ -630,7 +637,14 @@ class GraphDrawing:
         return self.svg
 
     def _repr_html_(self) -> str:
-        return f'<div class="agk-graph-drawing" style="overflow-x:auto">{self.svg}</div>'
+        # An <img>, not inline SVG: it survives the cleaning that untrusted
+        # notebooks, GitHub and nbviewer apply to saved HTML (see viz/_html.py).
+        image = svg_img(self.svg, self.alt_text(), min_width=self.graph.width * MIN_SCALE)
+        return f'<div class="agk-graph-drawing" style="overflow-x:auto">{image}</div>'
+
+    def alt_text(self) -> str:
+        """The drawing in words: each box and where its arrows lead."""
+        return graph_alt_text(self.graph)
 
     def __repr__(self) -> str:
         kinds = {}

@@ -19,6 +19,7 @@ import numpy as np
 from ..autograd.engine import BackwardStep, backward_steps
 from ..autograd.function import AccumulateGrad, Node
 from ..tensor import Tensor
+from ..viz._html import svg_img
 from ..viz.grad_svg import grad_panel_svg
 from ..viz.graph import (
     Graph,
@@ -26,6 +27,7 @@ from ..viz.graph import (
     GraphNode,
     build_graph,
     caller_tensor_names,
+    graph_alt_text,
     layout,
     node_lines,
     render_svg,
@@ -340,10 +342,8 @@ class BackwardStepper(widgets.VBox):
                     )
             untracked = len(node._untracked_inputs)
             if untracked:
-                sends.append(
-                    f"<li>(and nothing to {untracked} input{'s' if untracked > 1 else ''} "
-                    "that need no gradient)</li>"
-                )
+                inputs = "1 input that needs" if untracked == 1 else f"{untracked} inputs that need"
+                sends.append(f"<li>(and nothing to {inputs} no gradient)</li>")
             out.append(
                 "<p>Sends (chain rule: received × local derivative):</p><ul>"
                 + "".join(sends)
@@ -485,6 +485,13 @@ class BackwardStepper(widgets.VBox):
         finally:
             self._updating = False
 
+    def _plots_alt_text(self) -> str:
+        shown = [
+            f"{name}.grad = {'None' if t._grad is None else _values(t._grad._data)}"
+            for name, t in self._plotted
+        ]
+        return "Gradients: " + "; ".join(shown)
+
     def plots_svg(self) -> str:
         """The plot area: each plotted tensor's ``.grad`` as it is now."""
         return grad_panel_svg(
@@ -504,10 +511,13 @@ class BackwardStepper(widgets.VBox):
         return (
             f'<div class="agk-stepper-static"><p><i>{escape(repr(self))} — run the notebook '
             "to use the controls.</i></p>"
-            f'<div style="overflow-x:auto">{self.svg}</div>'
+            # Images, not inline SVG: they survive the cleaning of untrusted HTML.
+            f'<div style="overflow-x:auto">'
+            f"{svg_img(self.svg, graph_alt_text(self.graph), css_class='agk-graph')}</div>"
             f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
             f'<div style="flex:1 1 0;min-width:300px">{self.panel_html()}</div>'
-            f"<div>{self.plots_svg()}</div></div></div>"
+            f"<div>{svg_img(self.plots_svg(), self._plots_alt_text(), css_class='agk-grads')}"
+            "</div></div></div>"
         )
 
 

@@ -3,7 +3,9 @@ code), how it is named, where it is placed, and that the SVG is well-formed."""
 
 from __future__ import annotations
 
+import base64
 import itertools
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -191,8 +193,26 @@ def test_the_drawing_is_deterministic_and_displays_in_jupyter():
     *_, loss = tutorial_graph(torch)
     first, second = draw_graph(loss), draw_graph(loss)
     assert first.svg == second.svg
-    assert first._repr_svg_() == first.svg and first.svg in first._repr_html_()
+    assert first._repr_svg_() == first.svg
+    # Its HTML is the same SVG as an <img>, which sanitised (untrusted) HTML keeps.
+    (image,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', first._repr_html_())
+    assert base64.b64decode(image).decode() == first.svg and "<svg" not in first._repr_html_()
+    assert "Backward0 → loss" in first._repr_html_()  # the alt text
     assert repr(first) == "<GraphDrawing: 4 op, 2 leaf, 2 input, 1 output; 8 edges>"
+
+
+def test_stacked_drawings_share_one_scale():
+    # A chain twice as long must look twice as long: no drawing is shrunk to the page.
+    from autogradkit.viz import stack
+
+    a = torch.tensor(1.5, requires_grad=True)
+    short, long = draw_graph(a * 2), draw_graph(a * 2 * 2 * 2 * 2)
+    html = stack({"short": short, "long": long})._repr_html_()
+    images = re.findall(r'<img[^>]*src="data:image/svg\+xml;base64,([^"]+)"[^>]*>', html)
+    assert [base64.b64decode(i).decode() for i in images] == [short.svg, long.svg]
+    assert "max-width:100%" not in html and html.count("max-width:none") == 2
+    assert html.index("short") < html.index("long") and "<svg" not in html
+    assert long.graph.width > 2 * short.graph.width
 
 
 # -- layout ---------------------------------------------------------------------------------
