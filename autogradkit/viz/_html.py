@@ -11,6 +11,7 @@ inline SVG: they are only ever shown by a running, trusted kernel.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping
 from html import escape
 from typing import Protocol
@@ -50,22 +51,38 @@ class _Drawing(Protocol):
 
 class DrawingStack:
     """Several drawings one above the other, left-aligned and at one scale, so the
-    lengths of long chains compare at a glance (wider than the page, they scroll)."""
+    lengths of long chains compare at a glance. Together they shrink to the page's
+    width (not below ``MIN_SCALE``; narrower than that, the view scrolls)."""
+
+    MIN_SCALE = 0.65
 
     def __init__(self, drawings: Mapping[str, _Drawing]) -> None:
         self.drawings = dict(drawings)
 
     def _repr_html_(self) -> str:
+        widths = {title: _svg_width(drawing.svg) for title, drawing in self.drawings.items()}
+        widest = max(widths.values(), default=1.0)
         panels = "".join(
             f'<div><p style="margin:4px 0"><b>{escape(title)}</b></p>'
-            f"{svg_img(drawing.svg, drawing.alt_text(), css_class='agk-graph-drawing', fit=False)}"
-            "</div>"
+            + svg_img(
+                drawing.svg, drawing.alt_text(), css_class="agk-graph-drawing", fit=False
+            ).replace("max-width:none", f"width:{100 * widths[title] / widest:.2f}%")
+            + "</div>"
             for title, drawing in self.drawings.items()
         )
-        return f'<div class="agk-drawing-stack" style="overflow-x:auto">{panels}</div>'
+        return (
+            '<div class="agk-drawing-stack" style="overflow-x:auto">'
+            f'<div style="max-width:{widest:.0f}px;min-width:{widest * self.MIN_SCALE:.0f}px">'
+            f"{panels}</div></div>"
+        )
 
     def __repr__(self) -> str:
         return f"<DrawingStack: {', '.join(self.drawings)}>"
+
+
+def _svg_width(svg: str) -> float:
+    found = re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg)
+    return float(found.group(1)) if found else 1.0
 
 
 def stack(drawings: Mapping[str, _Drawing]) -> DrawingStack:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from e2e_support import (
     ARTIFACTS,
+    CANARY_NOTEBOOK,
     CHROMIUM,
     CHROMIUM_ARGS,
     JACOBIAN_NOTEBOOK,
@@ -60,11 +61,8 @@ def notebook_dir(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def lab_server(notebook_dir, tmp_path_factory):
-    """``jupyter lab`` on 127.0.0.1, a free port and a random token, serving the copy
-    of notebooks/. One per test module; stopped (with its kernels) afterwards."""
-    home = tmp_path_factory.mktemp("lab-home")
+def _start_lab(root: Path, home: Path) -> Server:
+    """``jupyter lab`` on 127.0.0.1, a free port and a random token, serving ``root``."""
     app_settings = home / "app-settings"
     app_settings.mkdir()
     (app_settings / "overrides.json").write_text(json.dumps(LAB_SETTINGS_OVERRIDES, indent=2))
@@ -79,14 +77,59 @@ def lab_server(notebook_dir, tmp_path_factory):
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={notebook_dir}",
+        f"--ServerApp.root_dir={root}",
         f"--LabApp.app_settings_dir={app_settings}",
     ]
     url = f"http://127.0.0.1:{port}"
     server = Server(
-        "jupyterlab", argv, notebook_dir, _isolated_env(home), url, f"/api/status?token={token}"
+        "jupyterlab", argv, root, _isolated_env(home), url, f"/api/status?token={token}"
     )
     server.token = token
+    return server
+
+
+@pytest.fixture(scope="module")
+def lab_server(notebook_dir, tmp_path_factory):
+    """JupyterLab serving the cleared copy of notebooks/. One per test module;
+    stopped (with its kernels) afterwards."""
+    server = _start_lab(notebook_dir, tmp_path_factory.mktemp("lab-home"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def saved_notebook_dir(tmp_path_factory) -> Path:
+    """A copy of notebooks/ exactly as committed (with outputs): what a fresh clone has."""
+    require_browser_stack()
+    import nbformat
+
+    root = tmp_path_factory.mktemp("saved-notebooks")
+    for source in NOTEBOOKS.glob("*.ipynb"):
+        shutil.copy2(source, root / source.name)
+    # A canary saved with inline SVG in its HTML: the sanitiser of untrusted notebooks
+    # removes the <svg> (and leaves its text), which shows the pages are untrusted.
+    canary = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("canary", execution_count=1)
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                "text/html": '<svg class="agk-canary" width="40" height="20"><text y="15">'
+                "canary-text</text></svg>",
+                "text/plain": "canary",
+            },
+        )
+    ]
+    canary.cells.append(cell)
+    canary.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(canary, root / CANARY_NOTEBOOK)
+    return root
+
+
+@pytest.fixture(scope="module")
+def saved_lab_server(saved_notebook_dir, tmp_path_factory):
+    """JupyterLab serving the notebooks as committed; they open untrusted, as a clone's do."""
+    server = _start_lab(saved_notebook_dir, tmp_path_factory.mktemp("saved-lab-home"))
     yield server
     server.stop()
 

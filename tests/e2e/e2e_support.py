@@ -73,6 +73,7 @@ TEST_TIMEOUT = 900
 # The notebooks under test.
 STEPPER_NOTEBOOK = "02_computing_gradients.ipynb"
 JACOBIAN_NOTEBOOK = "05_jacobian_products.ipynb"
+CANARY_NOTEBOOK = "zz_sanitiser_canary.ipynb"  # written beside the saved copies (conftest)
 
 # JupyterLab settings for a quiet, deterministic UI (keys checked against the schemas
 # in share/jupyter/lab/schemas of JupyterLab 4).

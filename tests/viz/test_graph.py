@@ -210,7 +210,9 @@ def test_stacked_drawings_share_one_scale():
     html = stack({"short": short, "long": long})._repr_html_()
     images = re.findall(r'<img[^>]*src="data:image/svg\+xml;base64,([^"]+)"[^>]*>', html)
     assert [base64.b64decode(i).decode() for i in images] == [short.svg, long.svg]
-    assert "max-width:100%" not in html and html.count("max-width:none") == 2
+    widths = [float(w) for w in re.findall(r'<img[^>]*style="width:([\d.]+)%"', html)]
+    assert widths == pytest.approx([100 * short.graph.width / long.graph.width, 100.0], abs=0.2)
+    assert f"max-width:{long.graph.width:.0f}px" in html  # never drawn larger than life
     assert html.index("short") < html.index("long") and "<svg" not in html
     assert long.graph.width > 2 * short.graph.width
 
