@@ -1,8 +1,14 @@
-"""Run notebooks top to bottom in a fresh ``python3`` kernel and save them with
-their outputs, the way they are committed.
+"""Build the learners' notebooks from the solutions, run both top to bottom in a
+fresh ``python3`` kernel and save them with their outputs, the way they are committed.
 
     python notebooks/execute.py                      # all of them
     python notebooks/execute.py 02 05                # those whose names start so
+
+One source: ``notebooks/solutions/NN_*.ipynb`` holds the lesson with the worked
+solutions (cells tagged ``solution``); edit those. The learner's
+``notebooks/NN_*.ipynb`` is the same notebook without the solution cells, written
+here, so it shows each exercise, its answer cell and its check, and no solution
+output or expected value.
 
 What it does beyond ``jupyter nbconvert --execute --inplace``: no per-cell timing
 metadata, and no trace of the machine in the saved outputs. A traceback names
@@ -22,6 +28,7 @@ nothing offline instead of the picture.
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import sys
 from pathlib import Path
@@ -30,6 +37,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+SOLUTIONS = HERE / "solutions"
 REPO = HERE.parent
 KERNEL_CELL_FILE = re.compile(r"\S*ipykernel_\d+[\\/]\d+\.py")
 TIMEOUT = 120  # seconds per cell
@@ -61,8 +69,15 @@ def drop_widget_views(nb) -> None:
             output.get("data", {}).pop(WIDGET_VIEW, None)
 
 
-def execute(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
+def without_solutions(nb):
+    """The learner's notebook: the same cells without those tagged ``solution``."""
+    student = copy.deepcopy(nb)
+    student.cells = [cell for cell in nb.cells if "solution" not in cell.metadata.get("tags", [])]
+    return student
+
+
+def execute(nb, path: Path) -> None:
+    """Run ``nb`` (in the folder of ``path``, as Jupyter would) and save it at ``path``."""
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
@@ -71,18 +86,25 @@ def execute(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def build(source: Path) -> None:
+    """Save the learner's notebook and the solutions, both executed."""
+    nb = nbformat.read(source, as_version=4)
+    execute(without_solutions(nb), HERE / source.name)
+    execute(nb, source)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("prefixes", nargs="*", help="run only notebooks whose names start with these")
     args = parser.parse_args(argv)
-    notebooks = sorted(HERE.glob("[0-9][0-9]_*.ipynb"))
+    notebooks = sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
     if args.prefixes:
         notebooks = [nb for nb in notebooks if nb.name.startswith(tuple(args.prefixes))]
     if not notebooks:
         parser.error(f"no notebook in {HERE} starts with {' or '.join(args.prefixes)}")
     for path in notebooks:
-        print(f"executing {path.name} ...", flush=True)
-        execute(path)
+        print(f"executing {path.name} and solutions/{path.name} ...", flush=True)
+        build(path)
     return 0
 
 

@@ -15,9 +15,13 @@ way. These tests check that way:
   HTML export shows it offline; drawings are ``<img>`` tags, which survive the
   cleaning of untrusted HTML (inline ``<svg>`` does not);
 * the prose says nothing about tests;
-* there are at least two exercises, each an answer cell (``# your code here``), a
-  check cell that prints a hint while the answer is missing, and a hidden solution
-  cell (tag ``solution``) that runs the check, which then says "Correct";
+* the learner's notebooks (``notebooks/NN_*.ipynb``) are the solutions notebooks
+  (``notebooks/solutions/``, the one source) without the cells tagged ``solution``;
+* there are at least two exercises, each an answer cell (``# your code here``) and a
+  check cell that only calls a checker of ``autogradkit.exercises`` (no expected
+  value in sight) and prints a hint while the answer is missing; nothing in the
+  learner's notebook says "Correct"; in the solutions, a solution cell after each
+  check runs the checker, which says "Correct";
 * ``notebooks/README.md`` lists exactly the notebooks in the folder.
 """
 
@@ -31,7 +35,11 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))  # the learners'
+SOLUTIONS = sorted((NOTEBOOKS_DIR / "solutions").glob("*.ipynb"))  # the source, with solutions
+CHECK_CELL = re.compile(
+    r"from autogradkit\.exercises\.nb(\d\d) import (check_exercise_\d+)\n\n\2\(answer\d+(, \w+)*\)"
+)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLACEHOLDER = "# your code here"
 TIMING = re.compile(r"\b(perf_counter|process_time|timeit|time\.time|monotonic)\b")
@@ -94,9 +102,22 @@ def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 3, f"expected the notebooks in {NOTEBOOKS_DIR}, found {NOTEBOOKS}"
 
 
-@pytest.fixture(params=NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
+@pytest.fixture(
+    params=NOTEBOOKS + SOLUTIONS,
+    ids=[path.name for path in NOTEBOOKS] + ["solutions/" + path.name for path in SOLUTIONS],
+)
 def notebook(request):
+    """Every saved notebook: the learners' and the solutions."""
     return request.param, _load(request.param)
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
+def student(request):
+    return request.param, _load(request.param)
+
+
+def test_every_notebook_has_its_solutions():
+    assert [p.name for p in SOLUTIONS] == [p.name for p in NOTEBOOKS]
 
 
 def test_valid_nbformat(notebook):
@@ -217,53 +238,68 @@ def _exercises(nb) -> list[tuple]:
     return exercises
 
 
-def test_at_least_two_exercises(notebook):
-    path, nb = notebook
+def test_at_least_two_exercises(student):
+    path, nb = student
     assert len(_exercises(nb)) >= 2, (
         f"{path.name}: an exercise is a code cell with the placeholder {PLACEHOLDER!r}; found "
         f"{len(_exercises(nb))}"
     )
 
 
-def test_each_exercise_has_a_check_and_a_hidden_solution(notebook):
-    path, nb = notebook
+def test_the_learners_notebook_is_the_solutions_without_them(student):
+    path, nb = student
+    source = _load(NOTEBOOKS_DIR / "solutions" / path.name)
+    kept = [cell for cell in source.cells if not _is_solution(cell)]
+    assert [(c.cell_type, c.source) for c in nb.cells] == [(c.cell_type, c.source) for c in kept], (
+        f"{path.name} differs from solutions/{path.name} without its solution cells: edit the "
+        "solutions notebook and run python notebooks/execute.py"
+    )
+
+
+def test_the_learner_sees_no_solution_and_no_expected_value(student):
+    path, nb = student
     for answer, checks, solution in _exercises(nb):
         where = f"{path.name}, exercise at {_label(answer)}"
-        assert solution is not None, (
-            f"{where}: no solution cell (tagged 'solution') before the next exercise"
+        assert solution is None, f"{where}: a solution cell in the learner's notebook"
+        assert len(checks) == 1 and CHECK_CELL.fullmatch(checks[0].source.strip()), (
+            f"{where}: the check cell should only call a checker of autogradkit.exercises, "
+            f"got {[c.source for c in checks]!r}"
         )
-        assert solution.metadata.get("jupyter", {}).get("source_hidden") is True, (
-            f"{where}: the solution cell must be hidden (metadata jupyter.source_hidden = true)"
+        assert CHECK_CELL.fullmatch(checks[0].source.strip()).group(1) == path.name[:2]
+        assert _text(checks[0]).startswith("Hint: "), (
+            f"{where}: the check should print a hint while the answer is missing; it printed "
+            f"{_text(checks[0])!r}"
         )
-        assert PLACEHOLDER not in solution.source, (
-            f"{where}: the solution still has the placeholder"
-        )
-        assert checks, f"{where}: no check cell between the answer cell and the solution"
-        # The check runs on the placeholder and must help, not fail...
-        assert any("hint" in _text(check).lower() for check in checks), (
-            f"{where}: the check cell should print a hint while the answer is still missing; "
-            f"it printed {''.join(_text(c) for c in checks)!r}"
-        )
-        # ...and the solution re-runs the check, which accepts it.
-        defined = {
-            name for check in checks for name in re.findall(r"^def (\w+)\(", check.source, re.M)
-        }
-        assert any(re.search(rf"\b{name}\(", solution.source) for name in defined), (
-            f"{where}: the solution should call the check ({sorted(defined)}) so it shows it passes"
-        )
-        assert "correct" in _text(solution).lower(), (
-            f"{where}: the solution's saved output should say the answer is correct; got {_text(solution)!r}"
-        )
+    assert not any("correct" in _text(cell).lower() for cell in _code_cells(nb)), (
+        f"{path.name} shows a checker's verdict on a solution"
+    )
 
 
-def test_solutions_are_the_only_hidden_code(notebook):
-    # A hidden cell that is not a tagged solution would hide code from the reader.
+def test_each_solution_passes_its_check():
+    for path in SOLUTIONS:
+        nb = _load(path)
+        exercises = _exercises(nb)
+        assert len(exercises) >= 2, path
+        for answer, checks, solution in exercises:
+            where = f"solutions/{path.name}, exercise at {_label(answer)}"
+            assert solution is not None, f"{where}: no solution cell (tag 'solution')"
+            assert PLACEHOLDER not in solution.source, f"{where}: the solution has the placeholder"
+            call = CHECK_CELL.fullmatch(checks[0].source.strip())
+            assert call and call.group(2) + "(" in solution.source, (
+                f"{where}: the solution should run the check so it shows it passes"
+            )
+            assert _text(solution).startswith("Correct: "), (
+                f"{where}: the solution's saved output should say it is correct; got "
+                f"{_text(solution)!r}"
+            )
+
+
+def test_no_hidden_code(notebook):
     path, nb = notebook
     for cell in _code_cells(nb):
-        if cell.metadata.get("jupyter", {}).get("source_hidden"):
-            assert _is_solution(cell), (
-                f"{path.name}, {_label(cell)} is hidden but not tagged 'solution'"
-            )
+        assert not cell.metadata.get("jupyter", {}).get("source_hidden"), (
+            f"{path.name}, {_label(cell)} is hidden"
+        )
 
 
 def test_readme_lists_exactly_the_notebooks():

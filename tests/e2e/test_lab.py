@@ -382,12 +382,12 @@ def test_jacobian_explorer_in_jupyterlab(page, lab_server, notebook_dir):
 
     # Keyboard on the first slider's handle: each ArrowRight is one step (0.1).
     first = sliders.first
+    before = _numbers(backward_table)  # read before the keys: the kernel may answer at once
     first.locator(".noUi-handle").focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
     flat = 0 if explorer["many"] else labels.index(explorer["slider_labels"][0])
-    before = _numbers(backward_table)
     v = v.copy()
     v[flat] = round(v[flat] + 0.2, 10)
     check(v, f"ArrowRight ×3, ArrowLeft on {explorer['slider_labels'][0]}")
