@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, nn
+from . import autograd, nn, return_types
 from ._creation import (
     arange,
     as_tensor,
@@ -72,7 +72,7 @@ from .ops.elementary import (
     trunc,
 )
 from .ops.linalg import dot, matmul, mm, mv, outer
-from .ops.pointwise import abs, clamp, exp, log, maximum, relu, sigmoid, sqrt, tanh
+from .ops.pointwise import abs, clamp, exp, log, maximum, minimum, relu, sigmoid, sqrt, tanh
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.select import all, any, argmin, equal, gather, where
 from .ops.shape import (
@@ -168,6 +168,8 @@ __all__ = [
     "matmul",
     "max",
     "maximum",
+    "minimum",
+    "return_types",
     "mean",
     "min",
     "mm",

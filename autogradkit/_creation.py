@@ -64,6 +64,29 @@ def _check_dtype(dtype, who: str = "tensor") -> DType | None:
     )
 
 
+def _plain_nested(data: Any) -> Any:
+    """``data`` with every ``range`` as a list and every tensor inside a sequence as
+    the one number it holds (a NumPy scalar of its dtype), as PyTorch reads them:
+    ``tensor([ones(1), ones(1)])`` has shape ``[2]``."""
+    if isinstance(data, (list, tuple, range)):
+        return [_plain_nested(item) for item in data]
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())[()]
+    return data
+
+
+def _float_default(data: Any) -> type:
+    """float64 when a float64 NumPy value or tensor is among ``data``'s elements
+    (PyTorch keeps their dtype), else the default float32."""
+    if isinstance(data, list):
+        return np.float64 if any(_float_default(x) is np.float64 for x in data) else np.float32
+    if isinstance(data, (np.ndarray, np.generic)) and data.dtype == np.float64:
+        return np.float64
+    return np.float32
+
+
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
@@ -181,8 +204,9 @@ def tensor(
     elif isinstance(data, np.generic):
         array = np.array(data)
     else:
+        data = _plain_nested(data)
         shape, kind = _infer_nested(data)
-        default = (np.bool_, np.int64, np.float32)[kind]
+        default = (np.bool_, np.int64, _float_default(data))[kind]
         try:
             array = np.array(data, dtype=default if dtype is None else dtype.numpy)
         except OverflowError:

@@ -38,7 +38,8 @@ def _prepare_inputs(inputs: tuple, create_graph: bool) -> tuple:
         if create_graph and x.requires_grad:
             prepared.append(x)
         else:
-            prepared.append(x.detach().requires_grad_(x.dtype.is_floating_point))
+            # requires_grad_ raises PyTorch's error for an integer input (no Jacobian).
+            prepared.append(x.detach().requires_grad_(True))
     return tuple(prepared)
 
 

@@ -64,6 +64,16 @@ def result_dtype(*operands) -> np.dtype:
     return result
 
 
+def common_dtype(arrays) -> np.dtype:
+    """The dtype PyTorch gives ``cat``/``stack`` of ``arrays``: every tensor counts
+    alike (int64 with float32 is float32, where NumPy would give float64)."""
+    target: np.dtype | None = None
+    for array in arrays:
+        target = _promote(target, array.dtype)
+    assert target is not None, "cat/stack check for an empty list first"
+    return target
+
+
 def promote(x, y):
     """Cast the operands of a binary operation so NumPy computes in the dtype
     PyTorch would use. The common cases (same dtypes; a float tensor with a Python

@@ -12,6 +12,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._promotion import promote
+from .where import select
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "neg", "pow", "reciprocal"]
 
@@ -229,15 +230,29 @@ class Pow(Function):
         ctx.save_for_backward(x)
         ctx.exponent = exponent
         with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch
-            return x**exponent
+            return _power(x, exponent)
 
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
         n = ctx.exponent
         if n == 0:
-            return grad_output * 0, None
-        return grad_output * (n * x ** (n - 1)), None
+            # x⁰ is constant: exactly 0, even where grad_output is inf (PyTorch).
+            return select(np.zeros(grad_output.shape, dtype=bool), grad_output), None
+        return grad_output * (n * _power(x, n - 1)), None
+
+
+def _power(x, n):
+    """xⁿ for a number n as PyTorch computes it: n = ½ and n = −½ go through the
+    square root, so (−0)^(−½) = 1/√(−0) = −∞ and (−∞)^½ = nan, where NumPy's power
+    gives +∞ and +∞. (A tensor, in a create_graph pass, goes through Pow itself.)"""
+    if isinstance(x, Tensor):
+        return x**n
+    if n == 0.5:
+        return np.sqrt(x)
+    if n == -0.5:
+        return 1 / np.sqrt(x)
+    return x**n
 
 
 class PowTensor(BinaryFunction):
@@ -262,15 +277,18 @@ class PowTensor(BinaryFunction):
         if ctx.needs_input_grad[0]:
             # Where y = 0 the x-gradient is 0 (PyTorch), also at x = 0 where
             # y·x^(y−1) would be 0·∞: raise x to y − 1 + 1 = 0 there instead.
-            grad_x = grad_output * y * x ** (y - 1 + (_values(y) == 0))
+            y_is_zero = _values(y) == 0
+            grad_x = select(~y_is_zero, grad_output * y * x ** (y - 1 + y_is_zero))
         grad_y = None
         if ctx.needs_input_grad[1]:
-            # Where x = 0 PyTorch defines the y-gradient as 0 (the limit of xʸ·ln x).
-            # Adding the constant mask (x == 0) turns those zeros into ones (ln 1 = 0)
-            # while keeping ln x differentiable in x for a create_graph pass.
+            # Where x = 0 and y ≥ 0 PyTorch defines the y-gradient as 0 (the limit of
+            # xʸ·ln x); where x = 0 and y < 0 it is xʸ·ln x = ∞·(−∞) = −∞. Adding the
+            # constant mask there turns ln 0 into ln 1 = 0 while keeping ln x
+            # differentiable in x for a create_graph pass.
+            zero_limit = (_values(x) == 0) & (_values(y) >= 0)
             with np.errstate(divide="ignore", invalid="ignore"):
-                log_x = np.log(x + (_values(x) == 0))
-            grad_y = grad_output * out * log_x
+                log_x = np.log(x + zero_limit)
+            grad_y = select(~zero_limit, grad_output * out * log_x)
         return grad_x, grad_y
 
 
@@ -287,13 +305,25 @@ class RPow(Function):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = np.asarray(base**y)
         ctx.save_for_backward(out)
-        ctx.log_base = np.log(base) if base > 0 else (0.0 if base == 0 else np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ctx.log_base = np.log(base)  # -inf for 0, nan for negative bases
+        # 0ʸ: PyTorch defines the gradient as 0 where y ≥ 0 (the limit of cʸ·ln c);
+        # where y < 0 it is ∞·(−∞) = −∞.
+        ctx.zero_limit = (y >= 0) if base == 0 else None
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return None, grad_output * out * ctx.log_base
+        grad = grad_output * out * ctx.log_base
+        if ctx.zero_limit is not None:
+            grad = select(~ctx.zero_limit, grad)
+        return None, grad
+
+
+def _values(x):
+    """The array inside ``x`` (a tensor during a create_graph pass, else an array)."""
+    return x._data if isinstance(x, Tensor) else x
 
 
 class ZerosLike(Function):
@@ -309,11 +339,6 @@ class ZerosLike(Function):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output * 0
-
-
-def _values(x):
-    """The array inside ``x`` (a tensor during a create_graph pass, else an array)."""
-    return x._data if isinstance(x, Tensor) else x
 
 
 def _as_tensor(value) -> Tensor:

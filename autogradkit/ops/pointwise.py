@@ -1,8 +1,11 @@
-"""Elementwise functions of one tensor, plus ``clamp`` and ``maximum``.
+"""Elementwise functions of one tensor, plus ``clamp`` and ``maximum``/``minimum``.
 
-Where the derivative is a step function (``relu``, ``abs``, ``clamp``), backward
-multiplies by a mask computed in forward; a mask is a constant, so the same line is
-right for higher derivatives too.
+Where the derivative is a step function (``relu``, ``clamp``, ``maximum``), backward
+*selects* the gradient with a mask computed in forward: ``where(mask, grad, 0)``
+(:func:`.where.select`), as PyTorch does. Multiplying by the mask would be wrong where the incoming gradient is
+infinite: ``x.clamp(min=0).sqrt()`` at ``x = -1`` gets ``inf`` from ``sqrt`` at 0,
+and ``inf · 0`` is ``nan`` where PyTorch (and the mathematics of a constant branch)
+gives 0. A mask is a constant, so the same line is right for higher derivatives too.
 """
 
 from __future__ import annotations
@@ -13,8 +16,21 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
 from .arithmetic import BinaryFunction
+from .where import _values, select
 
-__all__ = ["exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "clamp", "clamp_min", "maximum"]
+__all__ = [
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "clamp",
+    "clamp_min",
+    "maximum",
+    "minimum",
+]
 
 
 def _float(x: np.ndarray) -> np.ndarray:
@@ -81,14 +97,17 @@ class Sqrt(Function):
 
 
 class Abs(Function):
-    """f(x) = |x|;   ∂f/∂x = sign(x)  (0 at x = 0, as in PyTorch)"""
+    """f(x) = |x|;   ∂f/∂x = sign(x)  (0 at x = 0 and at nan, as in PyTorch)"""
 
     node_name = "AbsBackward0"
     formula = r"f(x) = |x| \qquad \frac{\partial f}{\partial x} = \operatorname{sign}(x)"
 
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(np.sign(x))
+        sign = np.sign(x)
+        if sign.dtype.kind == "f":
+            sign = np.where(np.isnan(sign), 0, sign)  # PyTorch's sgn(nan) in abs' backward is 0
+        ctx.save_for_backward(sign)
         return np.abs(x)
 
     @staticmethod
@@ -140,21 +159,33 @@ class Tanh(Function):
 
 
 class Relu(Function):
-    """f(x) = max(x, 0);   ∂f/∂x = 1 where x > 0, else 0"""
+    """f(x) = max(x, 0);   ∂f/∂x = 1 where x > 0, else 0.
+    PyTorch's ``threshold_backward`` zeroes the gradient where f(x) ≤ 0, so at
+    ``x = nan`` (where f(x) = nan) the gradient passes through."""
 
     node_name = "ReluBackward0"
     formula = r"f(x) = \max(x, 0) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > 0 \\ 0 & \text{otherwise} \end{cases}"
 
     @staticmethod
     def forward(ctx, x):
-        out = np.maximum(x, 0)
-        ctx.save_for_backward(out > 0)
+        out = np.maximum(0, x)  # x on a tie: relu(-0.0) is -0.0, as in PyTorch
+        ctx.save_for_backward(~(out <= 0))
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        (positive,) = ctx.saved_tensors
-        return grad_output * positive
+        (passes,) = ctx.saved_tensors
+        return select(passes, grad_output)
+
+
+def _clip(x, low, high):
+    """min(max(x, low), high), keeping x on ties as PyTorch does (clamp(-0.0, min=0)
+    is -0.0; NumPy's clip and maximum return their second operand on a tie)."""
+    if low is not None:
+        x = np.maximum(low, x)
+    if high is not None:
+        x = np.minimum(high, x)
+    return x
 
 
 class Clamp(Function):
@@ -166,7 +197,8 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, x, low, high):
-        out = np.clip(x, low, high)
+        x = _cast(x, result_dtype(x, low, high))  # int tensor, float bound: float32
+        out = _clip(x, low, high)
         inside = np.ones(x.shape, dtype=bool)
         if low is not None:
             inside &= x >= low
@@ -178,7 +210,7 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (inside,) = ctx.saved_tensors
-        return grad_output * inside, None, None
+        return select(inside, grad_output), None, None
 
 
 class ClampMin(Clamp):
@@ -209,28 +241,34 @@ class ClampTensor(Function):
         out = x
         below = np.zeros(x.shape, dtype=bool) if low is None else x < low
         above = np.zeros(x.shape, dtype=bool) if high is None else x > high
-        inside = ~(below | above)
+        # x ≥ lo and x ≤ hi (not "neither below nor above"): false at nan, as in PyTorch.
+        inside = np.ones(x.shape, dtype=bool)
+        if low is not None:
+            inside = inside & (x >= low)
+        if high is not None:
+            inside = inside & (x <= high)
         if low is not None and high is not None:
             # PyTorch's clamp_backward_min_max: an inverted interval sends the
             # gradient to max only.
             below = below & (low < high)
             above = above | (high < low)
         if low is not None:
-            out = np.maximum(out, low)
+            out = np.maximum(low, out)  # see _clip
         if high is not None:
-            out = np.minimum(out, high)
+            out = np.minimum(high, out)
         ctx.save_for_backward(inside, below, above)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         inside, below, above = ctx.saved_tensors
-        return grad_output * inside, grad_output * below, grad_output * above
+        return select(inside, grad_output), select(below, grad_output), select(above, grad_output)
 
 
 class Maximum(BinaryFunction):
     """f(x, y) = max(x, y);   ∂f/∂x = 1 where x > y, ∂f/∂y = 1 where y > x,
-    and ½ each where they tie (PyTorch's convention)"""
+    and ½ each where they tie (PyTorch's convention). Where either is ``nan`` the
+    comparisons are false and both get the whole gradient, as in PyTorch."""
 
     node_name = "MaximumBackward0"
     formula = r"f(x, y) = \max(x, y) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > y \\ \tfrac12 & x = y \\ 0 & x < y \end{cases}"
@@ -239,14 +277,40 @@ class Maximum(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         x, y = promote(x, y)
-        share_x = (x > y) + 0.5 * (x == y)
-        ctx.save_for_backward(share_x.astype(np.result_type(x, y)))
-        return np.maximum(x, y)
+        ctx.save_for_backward(*_tie_split(x, y, x < y, x > y))
+        return np.maximum(y, x)  # NumPy returns its second operand on a tie, PyTorch x
 
     @staticmethod
     def backward(ctx, grad_output):
-        (share_x,) = ctx.saved_tensors
-        return grad_output * share_x, grad_output * (1 - share_x)
+        share, x_loses, y_loses = ctx.saved_tensors
+        grad = grad_output * share  # grad/2 at ties, grad elsewhere
+        return select(~_values(x_loses), grad), select(~_values(y_loses), grad)
+
+
+class Minimum(BinaryFunction):
+    """f(x, y) = min(x, y);   ∂f/∂x = 1 where x < y, ∂f/∂y = 1 where y < x,
+    and ½ each where they tie"""
+
+    node_name = "MinimumBackward0"
+    formula = r"f(x, y) = \min(x, y) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x < y \\ \tfrac12 & x = y \\ 0 & x > y \end{cases}"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        ctx.save_for_backward(*_tie_split(x, y, x > y, x < y))
+        return np.minimum(y, x)  # see Maximum
+
+    backward = Maximum.backward
+
+
+def _tie_split(x, y, x_loses, y_loses) -> tuple:
+    """What ``maximum``/``minimum`` save: ½ where x and y tie (1 elsewhere), and
+    where each operand loses (its gradient is 0 there)."""
+    share = np.where(x == y, 0.5, 1.0).astype(np.result_type(x, y), copy=False)
+    if share.dtype.kind != "f":
+        share = share.astype(np.float32)
+    return share, np.asarray(x_loses), np.asarray(y_loses)
 
 
 def exp(input: Tensor) -> Tensor:
@@ -316,8 +380,20 @@ def clamp_min(input: Tensor, min) -> Tensor:
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum of two tensors (broadcasting)."""
-    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
-        raise TypeError(
-            f"maximum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
-        )
+    _check_tensor_pair("maximum", input, other)
     return Maximum.apply(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum of two tensors (broadcasting)."""
+    _check_tensor_pair("minimum", input, other)
+    return Minimum.apply(input, other)
+
+
+def _check_tensor_pair(name: str, input, other) -> None:
+    for argument, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )

@@ -1,25 +1,31 @@
-"""Reductions: ``sum`` and ``mean`` (differentiable), ``max``, ``min`` and
-``argmax`` (values only).
+"""Reductions: ``sum``, ``mean``, ``max`` and ``min`` (differentiable) and
+``argmax``.
 
 Backward of a reduction spreads the gradient back over the elements that were
 reduced: ``np.broadcast_to`` does the spreading, after ``keepdim``-style reshaping
-puts the reduced axes back as size-1 axes.
+puts the reduced axes back as size-1 axes. ``max``/``min`` send it only to the
+elements that were selected.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import return_types
 from .._dtype import int64 as _int64
 from .._dtype import scalar_type_name
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import broadcast_error
+from .pointwise import maximum, minimum
+from .where import select
 
 __all__ = ["sum", "mean", "max", "min", "argmax", "allclose"]
 
 
 def _dims(dim, ndim: int) -> tuple[int, ...]:
+    if isinstance(dim, (list, tuple)) and not dim:
+        return tuple(range(ndim))  # sum(dim=[]) reduces every dimension (PyTorch)
     if isinstance(dim, (list, tuple)):
         wrapped = [_wrap_dim(d, ndim) for d in dim]
         for i, d in enumerate(wrapped):
@@ -164,21 +170,133 @@ def mean(
     return MeanDim.apply(input, _dims(dim, input.ndim), keepdim)
 
 
-def _values_only(input: Tensor, reducer, dim, keepdim):
-    data = input._data
+class Extremum(Function):
+    """f(x) = max of all elements (``x.max()``);   ∂f/∂xᵢ = 1/k where xᵢ is one of
+    the k elements equal to the maximum, 0 elsewhere (PyTorch's
+    ``evenly_distribute_backward``; at a nan maximum, the nans share it)."""
+
+    node_name = "MaxBackward1"
+    formula = r"f(x) = \max_i x_i \qquad \frac{\partial f}{\partial x_i} = \begin{cases} 1/k & x_i = f(x) \text{ (}k\text{ ties)} \\ 0 & \text{otherwise} \end{cases}"
+    reducer = staticmethod(np.max)
+
+    @classmethod
+    def forward(cls, ctx, x):
+        out = np.asarray(cls.reducer(x))
+        hit = np.isnan(x) if out.dtype.kind == "f" and np.isnan(out) else x == out
+        ctx.save_for_backward(hit)
+        ctx.share = 1 / np.count_nonzero(hit)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (hit,) = ctx.saved_tensors
+        return select(hit, grad_output * ctx.share)
+
+
+class MinAll(Extremum):
+    """f(x) = min of all elements (``x.min()``);   ∂f/∂xᵢ = 1/k where xᵢ is one of
+    the k elements equal to the minimum, 0 elsewhere"""
+
+    node_name = "MinBackward1"
+    formula = r"f(x) = \min_i x_i \qquad \frac{\partial f}{\partial x_i} = \begin{cases} 1/k & x_i = f(x) \text{ (}k\text{ ties)} \\ 0 & \text{otherwise} \end{cases}"
+    reducer = staticmethod(np.min)
+
+
+class MaxDim(Function):
+    """values = max along ``dim`` (``x.max(dim)``; ``indices`` says where);
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j (the first of any ties),
+    0 elsewhere"""
+
+    node_name = "MaxBackward0"
+    formula = r"v_j = \max_i x_{ij} \qquad \frac{\partial v_j}{\partial x_{ij}} = \begin{cases} 1 & i = \text{indices}_j \\ 0 & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x, indices, dim, keepdim):
+        # indices: where the chosen elements are along dim (argmax, dim kept); an
+        # array, not a tensor, so it is no input of the node (as in PyTorch).
+        if x.ndim == 0:  # a 0-d tensor is its own maximum
+            ctx.indices = None
+            return x.copy()
+        ctx.indices, ctx.dim, ctx.keepdim, ctx.length = indices, dim, keepdim, x.shape[dim]
+        values = np.take_along_axis(x, indices, axis=dim)
+        return values if keepdim else np.squeeze(values, dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.indices is None:
+            return grad_output, None, None, None
+        if not ctx.keepdim:
+            grad_output = grad_output.reshape(ctx.indices.shape)
+        # A one-hot mask of the chosen elements selects the gradient.
+        positions = np.arange(ctx.length).reshape((-1,) + (1,) * (ctx.indices.ndim - ctx.dim - 1))
+        return select(positions == ctx.indices, grad_output), None, None, None
+
+
+class MinDim(MaxDim):
+    """values = min along ``dim`` (``x.min(dim)``; ``indices`` says where);
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j, 0 elsewhere"""
+
+    node_name = "MinBackward0"
+    formula = r"v_j = \min_i x_{ij} \qquad \frac{\partial v_j}{\partial x_{ij}} = \begin{cases} 1 & i = \text{indices}_j \\ 0 & \text{otherwise} \end{cases}"
+
+
+def _extremum(name: str, input: Tensor, dim, keepdim, kind):
+    """``max``/``min`` in PyTorch's three forms: of everything, along ``dim`` (a
+    ``(values, indices)`` pair), or of two tensors (``maximum``/``minimum``)."""
+    whole, along, arg_reducer, pair, binary = kind
+    if isinstance(dim, Tensor):
+        if keepdim:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'keepdim'")
+        return binary(input, dim)
     if dim is None:
-        return Tensor._make(np.asarray(reducer(data)))
-    return Tensor._make(np.asarray(reducer(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim)))
+        if keepdim:
+            raise TypeError(f"{name}(): 'keepdim' needs 'dim' (the dimension to reduce)")
+        if input._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return whole.apply(input)
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(
+            f"{name}(): argument 'dim' must be int, not {type(dim).__name__} "
+            "(pass a Tensor to compare two tensors elementwise)"
+        )
+    axis = _wrap_dim(int(dim), input.ndim)
+    if input.ndim == 0:
+        return pair(along.apply(input, None, 0, False), Tensor._make(np.asarray(0)))
+    if input.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    indices = np.expand_dims(arg_reducer(input._data, axis=axis), axis).astype(np.int64)
+    values = along.apply(input, indices, axis, bool(keepdim))
+    return pair(values, Tensor._make(indices if keepdim else np.squeeze(indices, axis)))
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    """Largest element (not differentiated in autogradkit; use ``maximum``/``relu``)."""
-    return _values_only(input, np.max, dim, keepdim)
+_MAX = (Extremum, MaxDim, np.argmax, return_types.max, maximum)
+_MIN = (MinAll, MinDim, np.argmin, return_types.min, minimum)
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    """Smallest element (not differentiated in autogradkit)."""
-    return _values_only(input, np.min, dim, keepdim)
+def max(input: Tensor, dim=None, keepdim: bool = False):
+    """The largest element; with ``dim``, the largest along that dimension and where
+    it is, as a ``(values, indices)`` pair; with a tensor, ``maximum``.
+
+    The gradient goes to the element(s) chosen: shared evenly among ties for the
+    largest of all, to the first of the ties (the one ``indices`` names) along ``dim``.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[1.0, 5.0], [7.0, 0.0]], requires_grad=True)
+    >>> x.max(dim=1).indices
+    tensor([1, 0])
+    >>> x.max()
+    tensor(7., grad_fn=<MaxBackward1>)
+    """
+    return _extremum("max", input, dim, keepdim, _MAX)
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False):
+    """The smallest element; with ``dim``, a ``(values, indices)`` pair; with a
+    tensor, ``minimum`` (see :func:`max`)."""
+    return _extremum("min", input, dim, keepdim, _MIN)
 
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:

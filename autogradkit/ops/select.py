@@ -1,51 +1,19 @@
-"""Choosing elements: ``where`` and ``gather`` (differentiable: the gradient goes
+"""Choosing elements: ``where`` (defined in :mod:`.where`, beside the ``select``
+helper backward formulas share) and ``gather`` (differentiable: the gradient goes
 back to the element that was chosen), and the tests and positions that are
 never differentiated: ``argmin``, ``all``, ``any``, ``equal``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from ._promotion import promote
 from .shape import scatter_into_zeros
+from .where import where
 
 __all__ = ["where", "gather", "argmin", "all", "any", "equal"]
-
-
-class Where(Function):
-    """f(c, x, y) = x where c, else y;   ∂f/∂x = 1 where c, ∂f/∂y = 1 elsewhere"""
-
-    node_name = "WhereBackward0"
-    formula = r"f(x, y) = \begin{cases} x & c \\ y & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [c], \quad \frac{\partial f}{\partial y} = [\lnot c]"
-    # PyTorch lists x and y (a number too) in next_functions, not the condition:
-    # the condition arrives here as a plain array.
-    scalars_are_inputs = True
-
-    @staticmethod
-    def forward(ctx, condition, x, y):
-        x, y = promote(x, y)
-        out = np.where(condition, x, y)
-        ctx.save_for_backward(condition)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (condition,) = ctx.saved_tensors
-        chosen = np.asarray(condition, dtype=bool)
-        zero = grad_output * 0
-        return None, _select(chosen, grad_output, zero), _select(chosen, zero, grad_output)
-
-
-def _select(condition: np.ndarray, a, b):
-    """``np.where`` that records itself when ``a``/``b`` are tensors (create_graph)."""
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return where(Tensor._make(condition), a, b)
-    return np.where(condition, a, b)
 
 
 class Gather(Function):
@@ -73,20 +41,6 @@ def _gather_key(index: np.ndarray, dim: int) -> tuple:
     standing in for dimension ``dim`` and every other dimension counted off."""
     grids: tuple[np.ndarray, ...] = np.indices(index.shape, sparse=True)
     return tuple(index if d == dim else grid for d, grid in enumerate(grids))
-
-
-def where(condition: Tensor, input=None, other=None) -> Any:
-    """``input`` where ``condition`` holds, else ``other`` (either may be a number);
-    with the condition alone, the indices where it holds (one tensor per dimension).
-
-    >>> import autogradkit as torch
-    >>> x = torch.tensor([-1.0, 2.0])
-    >>> torch.where(x > 0, x, 0.0)
-    tensor([0., 2.])
-    """
-    if input is None and other is None:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
-    return Where.apply(np.asarray(condition._data, dtype=bool), input, other)
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:

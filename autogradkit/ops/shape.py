@@ -17,6 +17,7 @@ import numpy as np
 from .._dtype import dtype as DType
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
+from ._promotion import common_dtype
 
 __all__ = [
     "reshape",
@@ -330,7 +331,7 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, dim, *xs):
         ctx.dim = dim
-        return np.stack(xs, axis=dim)
+        return np.stack(xs, axis=dim, dtype=common_dtype(xs))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -350,7 +351,7 @@ class Cat(Function):
     def forward(ctx, dim, *xs):
         ctx.dim = dim
         ctx.sizes = [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim)
+        return np.concatenate(xs, axis=dim, dtype=common_dtype(xs))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -494,14 +495,22 @@ def _is_basic(key) -> bool:
 def normalize_key(key):
     """Turn tensors inside an index into arrays; reject what PyTorch rejects."""
     parts = key if isinstance(key, tuple) else (key,)
-    out = []
+    out: list = []
     for p in parts:
-        if isinstance(p, Tensor):
+        if isinstance(p, (bool, np.bool_)) or (
+            isinstance(p, Tensor) and p._data.dtype == np.bool_ and p.ndim == 0
+        ):
+            # x[True] is x with a new dimension of size 1 (x[False]: size 0), as in
+            # PyTorch: a 0-d mask (_split_advanced unsqueezes, then indexes).
+            out.append(np.asarray(bool(p)))
+        elif isinstance(p, Tensor):
             if p._data.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(p._data)
         elif isinstance(p, (list, np.ndarray)):
             array = np.asarray(p)
+            if array.size == 0 and isinstance(p, list):
+                array = array.astype(np.int64)  # x[[]] selects nothing (PyTorch: a long index)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(array)
@@ -560,7 +569,11 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     basic: list[Any] = []
     advanced: list[Any] = []
     for p in parts:
-        if isinstance(p, np.ndarray):
+        if isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype.kind == "b":
+            # x[True]: a new dimension (Unsqueeze), indexed by the mask [True].
+            basic.append(None)
+            advanced.append(p.reshape(1))
+        elif isinstance(p, np.ndarray):
             basic.extend([slice(None)] * (p.ndim if p.dtype.kind == "b" else 1))
             advanced.append(p)
         elif p is None or isinstance(p, slice):

@@ -24,8 +24,9 @@ JSON-able *record*:
 (exact for ints and bools), everything else exactly. Texts (reprs, messages,
 printed output) are normalised for the *known, intended* differences only:
 
-* ``autogradkit.float32`` / ``autogradkit.Size([...])`` print where PyTorch
-  prints ``torch.float32`` / ``torch.Size([...])``;
+* ``autogradkit.float32`` / ``autogradkit.Size([...])`` /
+  ``autogradkit.return_types.max(...)`` print where PyTorch prints
+  ``torch.float32`` / ``torch.Size([...])`` / ``torch.return_types.max(...)``;
 * ``AccumulateGrad.name()`` is ``autogradkit::autograd::AccumulateGrad`` where
   PyTorch says ``torch::autograd::AccumulateGrad``;
 * PyTorch appends ``(Triggered internally at <C++ file>:<line>.)`` to some
@@ -71,6 +72,7 @@ PROGRAM_MODULES = (
     "test_errors_vs_torch",
     "test_api_vs_torch",
     "test_curriculum_vs_torch",
+    "test_edges_vs_torch",
 )
 
 
@@ -235,7 +237,7 @@ def caught_warnings(fn: Callable[[], Any]) -> list:
 
 # --------------------------------------------------------------------------- text
 
-_DTYPE_NAMES = r"(float32|float64|int64|bool|float|double|long|Size|dtype|Tensor)"
+_DTYPE_NAMES = r"(float32|float64|int64|bool|float|double|long|Size|dtype|Tensor|return_types)"
 _AGK_NAME = re.compile(r"\bautogradkit\." + _DTYPE_NAMES + r"\b")
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^\n]*?\.\)")
 _ADDRESS = re.compile(r"object at 0x[0-9a-fA-F]+")

@@ -1,0 +1,83 @@
+"""``where(condition, x, y)`` and the ``select`` helper that backward formulas use
+to pick a gradient with a mask.
+
+Where a derivative is a step function (``relu``, ``clamp``, ``maximum``, ``max``,
+``x ** y`` at 0), PyTorch's formulas *select* the gradient — ``where(mask, grad, 0)``
+— rather than multiply it by the mask: ``inf · 0`` is ``nan``, but a branch that was
+not taken contributes exactly 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._promotion import promote
+
+__all__ = ["where", "select"]
+
+
+def select(mask, grad):
+    """``where(mask, grad, 0)``: the gradient where ``mask`` holds, 0 elsewhere, even
+    where ``grad`` is ``inf`` or ``nan`` (``grad * mask`` would give ``nan`` there).
+
+    ``grad`` is an array, or a tensor during a ``create_graph`` pass (then the result
+    is recorded as ``WhereBackward0``, as PyTorch records it); ``mask`` is a constant.
+    """
+    mask = _values(mask)
+    if isinstance(grad, Tensor):
+        return Where.apply(np.asarray(mask), grad, 0)
+    return np.where(mask, grad, np.zeros((), grad.dtype))
+
+
+class Where(Function):
+    """f(c, x, y) = x where c holds, else y;   ∂f/∂x = 1 where c, ∂f/∂y = 1 where not c
+    (the condition ``c`` is a boolean constant: it is passed as an array, so it is
+    not an input of the node, as in PyTorch, while a number ``x`` or ``y`` is)"""
+
+    node_name = "WhereBackward0"
+    scalars_are_inputs = True
+    formula = r"f(c, x, y) = \begin{cases} x & c \\ y & \neg c \end{cases} \qquad \frac{\partial f}{\partial x} = [c], \quad \frac{\partial f}{\partial y} = [\neg c]"
+
+    @staticmethod
+    def forward(ctx, condition, x, y):
+        ctx.save_for_backward(condition)
+        x, y = promote(x, y)
+        return np.asarray(np.where(condition, x, y))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (condition,) = ctx.saved_tensors
+        grad_x = select(condition, grad_output) if ctx.needs_input_grad[1] else None
+        grad_y = select(~_values(condition), grad_output) if ctx.needs_input_grad[2] else None
+        return None, grad_x, grad_y
+
+
+def _values(x):
+    """The array inside ``x`` (a tensor during a create_graph pass, else an array)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def where(condition: Tensor, input=None, other=None):
+    """``input`` where ``condition`` holds, else ``other`` (broadcasting; either may
+    be a number). With only ``condition``, the indices where it holds, one tensor per
+    dimension (``condition.nonzero(as_tuple=True)``).
+
+    >>> import autogradkit as torch
+    >>> torch.where(torch.tensor([True, False]), torch.tensor([1.0, 2.0]), 0.0)
+    tensor([1., 0.])
+    """
+    if not isinstance(condition, Tensor):
+        raise TypeError(
+            f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}"
+        )
+    if input is None and other is None:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            + scalar_type_name(condition._data.dtype)
+        )
+    return Where.apply(condition._data, input, other)

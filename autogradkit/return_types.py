@@ -1,0 +1,47 @@
+"""Named results of the operations that return two tensors (``torch.return_types``).
+
+``x.max(dim=1)`` returns a ``max`` pair: a tuple, so ``values, indices = x.max(1)``
+unpacks it, whose parts also have names (``.values``, ``.indices``), and which
+prints as PyTorch prints it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["max", "min"]
+
+
+class _ValuesIndices(tuple):
+    """A ``(values, indices)`` pair."""
+
+    __slots__ = ()
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        """The selected values (differentiable)."""
+        return self[0]
+
+    @property
+    def indices(self):
+        """Where they were found along the reduced dimension (int64)."""
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"autogradkit.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    def __reduce__(self):
+        return type(self), tuple(self)
+
+
+class max(_ValuesIndices):  # PyTorch's name for what max(dim) returns
+    """What ``max(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class min(_ValuesIndices):  # PyTorch's name for what min(dim) returns
+    """What ``min(input, dim)`` returns."""
+
+    __slots__ = ()

@@ -1,0 +1,363 @@
+"""Edge values against PyTorch: where a careful learner finds a wrong gradient.
+
+Each class of issue 12's "wrong answers" is a family of programs here, run on
+autogradkit and compared with PyTorch's record (``tests/golden/differential.json``,
+or PyTorch itself when installed), values, ``.grad``, graphs and errors alike:
+
+* an infinite gradient meeting a mask (``clamp``/``relu``/``maximum``/``max``
+  followed by ``sqrt``/``log``/``x ** -0.5``): PyTorch *selects*, giving 0, not
+  ``inf · 0 = nan``;
+* derivatives at ``nan``/``±inf``/0 (``relu``, ``abs``, ``clamp``, ``maximum``,
+  ``minimum``, ``x ** y``, ``c ** x``);
+* ``max``/``min``, differentiated, with ``dim`` returning ``(values, indices)``;
+* reductions over ``dim=[]``, boolean and empty indices, tensors inside lists,
+  dtype promotion of ``cat``/``stack``/``clamp``/``where``, ``jacobian`` of an
+  integer input, binary cross-entropy with confident logits.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import harness as H
+import pytest
+from harness import Program, attempt
+
+PROGRAMS: list[Program] = []
+F32, F64 = "float32", "float64"
+NAN, INF = float("nan"), float("inf")
+# Values where derivatives have kinks, poles or no value at all.
+SPECIAL = [NAN, INF, -INF, 0.0, -0.0, 1.0, -1.0, 2.0, -2.5, 0.5]
+
+
+def register(pid: str, fn, inputs=None, **options) -> None:
+    pid = "edge/" + pid
+    PROGRAMS.append(
+        Program(pid, fn, dict(inputs or {}), zlib.crc32(pid.encode()) % 100_000, **options)
+    )
+
+
+def grads_of(f, values, dtype: str = F32):
+    """A program: ``x = tensor(values)``, ``f(lib, x).sum().backward()``; records
+    ``y`` and ``x`` (with its ``.grad``)."""
+
+    def fn(lib, inp):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        y = f(lib, x)
+        y.sum().backward()
+        return {"y": y, "x": x}
+
+    return fn
+
+
+# ----------------------------------------------------------------------------- masks meet inf
+
+STEPS = {
+    "clamp_min": lambda lib, x: x.clamp(min=0),
+    "clamp_min_tensor": lambda lib, x: x.clamp(min=lib.zeros(())),
+    "clamp_min_max": lambda lib, x: x.clamp(0, 4),
+    "clamp_max_neg": lambda lib, x: -x.clamp(max=0),
+    "clamp_both_tensors": lambda lib, x: x.clamp(lib.zeros(()), lib.full((), 4.0)),
+    "relu": lambda lib, x: x.relu(),
+    "relu_F": lambda lib, x: lib.nn.functional.relu(x),
+    "maximum": lambda lib, x: lib.maximum(x, lib.zeros(())),
+    "minimum_neg": lambda lib, x: -lib.minimum(x, lib.zeros(())),
+    "max_with_tensor": lambda lib, x: lib.max(x, lib.zeros_like(x)),
+    "where": lambda lib, x: lib.where(x > 0, x, 0.0),
+}
+SINGULAR_AT_ZERO = {
+    "sqrt": lambda lib, y: y.sqrt(),
+    "log": lambda lib, y: y.log(),
+    "pow_neg_half": lambda lib, y: y**-0.5,
+    "reciprocal": lambda lib, y: 1 / y,
+}
+for step_name, step in STEPS.items():
+    for sing_name, sing in SINGULAR_AT_ZERO.items():
+        for dt in (F32, F64):
+            register(
+                f"mask-meets-inf/{step_name}-{sing_name}-{dt}",
+                grads_of(
+                    lambda lib, x, step=step, sing=sing: sing(lib, step(lib, x)),
+                    [-1.0, 4.0, 0.0, -3.0, 0.25, 9.0],
+                    dt,
+                ),
+            )
+
+# ----------------------------------------------------------------------------- nan, inf and 0
+
+POINTWISE_AT_SPECIAL = {
+    "relu": lambda lib, x: x.relu(),
+    "abs": lambda lib, x: x.abs(),
+    "clamp_min": lambda lib, x: x.clamp(min=0.0),
+    "clamp_max": lambda lib, x: x.clamp(max=1.0),
+    "clamp_both": lambda lib, x: x.clamp(-1.0, 1.0),
+    "clamp_tensor": lambda lib, x: x.clamp(min=lib.full((), -1.0), max=lib.ones(())),
+    "maximum_1": lambda lib, x: lib.maximum(x, lib.ones(())),
+    "minimum_1": lambda lib, x: lib.minimum(x, lib.ones(())),
+    "maximum_tie": lambda lib, x: lib.maximum(x, x * 1),
+    "sqrt": lambda lib, x: x.sqrt(),
+    "log": lambda lib, x: x.log(),
+    "exp": lambda lib, x: x.exp(),
+    "tanh": lambda lib, x: x.tanh(),
+    "sigmoid": lambda lib, x: x.sigmoid(),
+    "pow_2": lambda lib, x: x**2,
+    "pow_0": lambda lib, x: x**0,
+    "pow_neg1": lambda lib, x: x**-1,
+    "pow_half": lambda lib, x: x**0.5,
+    "rpow_0": lambda lib, x: 0**x,
+    "rpow_0_float": lambda lib, x: 0.0**x,
+    "rpow_2": lambda lib, x: 2**x,
+    "rpow_neg2": lambda lib, x: (-2.0) ** x,
+}
+for name, f in POINTWISE_AT_SPECIAL.items():
+    for dt in (F32, F64):
+        register(f"special/{name}-{dt}", grads_of(f, SPECIAL, dt))
+
+
+def _pow_grid(lib, inp):
+    bases = [0.0, -0.0, -1.0, 2.0, -2.0, NAN, INF, 0.5]
+    exponents = [-1.0, 0.0, 0.5, 2.0, NAN, -INF, 3.0]
+    x = lib.tensor([[b] * len(exponents) for b in bases], requires_grad=True)
+    y = lib.tensor([exponents] * len(bases), requires_grad=True)
+    z = x**y
+    z.sum().backward()
+    return {"z": z, "x": x, "y": y}
+
+
+register("special/pow-tensor-grid", _pow_grid)
+
+
+def _pow_inf_grad(lib, inp):
+    # An infinite incoming gradient at an exponent of 0 (the branch PyTorch zeroes).
+    x = lib.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = lib.tensor([0.0, 0.0, 1.0], requires_grad=True)
+    (x**y).sqrt().sum().backward()
+    a = lib.tensor([0.0, 3.0], requires_grad=True)
+    (a**0).mul(lib.tensor([INF, 1.0])).sum().backward()
+    return {"x": x, "y": y, "a": a}
+
+
+register("special/pow-inf-incoming", _pow_inf_grad)
+
+# ----------------------------------------------------------------------------- max / min
+
+
+def _max_program(reduce, values):
+    def fn(lib, inp):
+        x = lib.tensor(values, requires_grad=True)
+        out: Any = reduce(lib, x)
+        record = {"x": x}
+        if type(out).__name__ in ("max", "min"):  # the (values, indices) pair
+            record.update(
+                kind=type(out).__name__,
+                is_tuple=isinstance(out, tuple),
+                values=out.values,
+                indices=out.indices,
+                unpacked=list(out),
+                repr=repr(out),
+            )
+            (
+                out.values * lib.arange(1, out.values.numel() + 1).reshape(out.values.shape)
+            ).sum().backward()
+        else:
+            record["y"] = out
+            (out * 3).sum().backward()
+        return record
+
+    return fn
+
+
+MATRIX = [[1.0, 5.0, 2.0, 5.0], [7.0, 0.0, 7.0, -1.0], [NAN, 1.0, 2.0, 3.0]]
+MAX_FORMS = {
+    "max-all": (lambda lib, x: x.max(), [[1.0, 3.0, 2.0], [3.0, 0.0, -1.0]]),
+    "min-all": (lambda lib, x: x.min(), [[1.0, 3.0, 1.0], [3.0, 0.0, 0.0]]),
+    "max-all-nan": (lambda lib, x: lib.max(x), [1.0, NAN, 2.0, NAN]),
+    "max-all-inf": (lambda lib, x: x.max(), [1.0, INF, INF]),
+    "max-dim1": (lambda lib, x: x.max(dim=1), MATRIX),
+    "max-dim0": (lambda lib, x: lib.max(x, 0), MATRIX),
+    "max-dim-neg-keepdim": (lambda lib, x: x.max(-1, keepdim=True), MATRIX),
+    "min-dim1": (lambda lib, x: x.min(1), MATRIX),
+    "min-dim0-keepdim": (lambda lib, x: lib.min(x, dim=0, keepdim=True), MATRIX),
+    "max-0d-dim": (lambda lib, x: x.max(0), 3.0),
+    "max-0d-all": (lambda lib, x: x.max(), 3.0),
+    "max-3d": (lambda lib, x: x.max(1), [[[1.0, 2.0], [3.0, 0.0]], [[2.0, 2.0], [2.0, 5.0]]]),
+}
+for name, (reduce, values) in MAX_FORMS.items():
+    register(f"max/{name}", _max_program(reduce, values))
+
+
+def _max_times_x(lib, inp):
+    x = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    (x.max() * x).sum().backward()
+    w = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    w.max().backward()
+    return {"x": x, "w": w}
+
+
+register("max/max-times-x", _max_times_x)
+
+
+def _max_int(lib, inp):
+    t = lib.tensor([[1, 5, 5], [-2, 0, 9]])
+    b = lib.tensor([True, False])
+    return {
+        "max": t.max(),
+        "min_dim": tuple(t.min(1)),
+        "bool_max": b.max(),
+        "argmax": t.argmax(1),
+    }
+
+
+register("max/integers", _max_int)
+
+
+def _max_errors(lib, inp):
+    return {
+        "empty_all": attempt(lambda: lib.ones(0).max()),
+        "empty_all_min": attempt(lambda: lib.ones(0).min()),
+        "empty_dim": attempt(lambda: lib.ones(0, 2).max(0)),
+        "empty_other_dim": attempt(lambda: tuple(lib.ones(0, 2).max(1))),
+        "dim_out_of_range": attempt(lambda: lib.ones(2).max(5)),
+    }
+
+
+register("max/errors", _max_errors)
+
+# ----------------------------------------------------------------------------- reductions, indexing, creation, promotion
+
+
+def _empty_dims(lib, inp):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    s = x.sum(dim=[])
+    m = x.mean(dim=[])
+    s2 = lib.sum(x, dim=())
+    k = x.sum(dim=[], keepdim=True)
+    (s + m + s2 + k.sum()).backward()
+    return {"s": s, "m": m, "s2": s2, "k": k, "x": x}
+
+
+register("reduce/empty-dim-list", _empty_dims)
+
+
+def _indexing(lib, inp):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    outs = {
+        "true": x[True],
+        "false": x[False],
+        "int_then_true": x[0, True],
+        "true_then_int": x[True, 0],
+        "tensor_true": x[lib.tensor(True)],
+        "empty_list": x[[]],
+        "int_empty_list": x[0, []],
+        "ellipsis_none": x[..., None],
+        "none_ellipsis": x[None, ...],
+        "ellipsis_int": x[..., 1],
+    }
+    total = None
+    for i, y in enumerate(outs.values()):
+        term = (y * (i + 1)).sum()
+        total = term if total is None else total + term
+    total.backward()
+    return {**outs, "x": x}
+
+
+register("index/bool-empty-ellipsis", _indexing)
+
+
+def _creation(lib, inp):
+    return {
+        "one_element_tensors": lib.tensor([lib.ones(1), lib.ones(1)]),
+        "zero_d_tensors": lib.tensor([lib.tensor(1), lib.tensor(2)]),
+        "float64_tensor_inside": lib.tensor([lib.tensor(1.0, dtype=lib.float64), 2.0]),
+        "bool_tensor_inside": lib.tensor([lib.tensor(True), 1]),
+        "range": lib.tensor(range(3)),
+        "nested_ranges": lib.tensor([range(2), range(2)]),
+        "empty_range": lib.tensor(range(0)),
+        "two_element_tensors": attempt(lambda: lib.tensor([lib.ones(2), lib.ones(2)])),
+    }
+
+
+register("create/tensors-inside-lists", _creation)
+
+
+def _promotion(lib, inp):
+    i = lib.tensor([1, -2, 3])
+    f = lib.tensor([0.5, 1.5, 2.5])
+    d = lib.tensor([0.5, 1.5, 2.5], dtype=lib.float64)
+    c = lib.tensor([True, False, True])
+    return {
+        "cat_int_float": lib.cat([i, f]),
+        "cat_float_double": lib.cat([f, d]),
+        "cat_bool_int": lib.cat([c, i]),
+        "stack_int_float": lib.stack([i, f]),
+        "stack_bool_float": lib.stack([c, f]),
+        "clamp_int_float_bound": lib.clamp(i, min=0.5),
+        "clamp_int_int_bound": lib.clamp(i, min=0),
+        "clamp_int_max_float": i.clamp(max=2.5),
+        "where_int_float": lib.where(c, i, 0.5),
+        "where_float_double": lib.where(c, f, d),
+        "where_indices": lib.where(c),
+    }
+
+
+register("promote/cat-stack-clamp-where", _promotion)
+
+
+def _cat_grads(lib, inp):
+    i = lib.tensor([1, 2])
+    f = lib.tensor([0.5, 1.5], requires_grad=True)
+    d = lib.tensor([2.0], dtype=lib.float64, requires_grad=True)
+    y = lib.cat([i, f, d])
+    (y * lib.arange(1, 6)).sum().backward()
+    return {"y": y, "f": f, "d": d}
+
+
+register("promote/cat-mixed-grads", _cat_grads)
+
+
+def _jacobian_int(lib, inp):
+    jac = lib.autograd.functional.jacobian
+    return {
+        "int": attempt(lambda: jac(lambda x: x * 2, lib.tensor([1, 2]))),
+        "float": jac(lambda x: x * 2, lib.tensor([1.0, 2.0])),
+    }
+
+
+register("functional/jacobian-int", _jacobian_int)
+
+
+def _bce_logits(lib, inp):
+    F = lib.nn.functional
+    z = lib.tensor([20.0, -20.0, 100.0, -100.0, 0.0, 30.0, 20.0, -20.0], requires_grad=True)
+    y = lib.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    each = F.binary_cross_entropy_with_logits(z, y, reduction="none")
+    weighted = F.binary_cross_entropy_with_logits(
+        z, y, pos_weight=lib.full((8,), 3.0), reduction="sum"
+    )
+    (each.sum() + weighted).backward()
+    return {"each": each, "weighted": weighted, "z": z}
+
+
+register("loss/bce-logits-confident", _bce_logits, rtol=1e-4, atol=1e-12)
+register(
+    "loss/bce-logits-confident-float64",
+    lambda lib, inp: {
+        "each": lib.nn.functional.binary_cross_entropy_with_logits(
+            lib.tensor([20.0, 40.0, -40.0, 0.0], dtype=lib.float64),
+            lib.tensor([1.0, 1.0, 0.0, 0.5], dtype=lib.float64),
+            reduction="none",
+        )
+    },
+)
+
+
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_edge_golden(prog):
+    H.check_against_golden(prog)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_edge_live(prog):
+    H.check_against_live_torch(prog)
