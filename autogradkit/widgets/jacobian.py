@@ -128,12 +128,41 @@ class JacobianExplorer(widgets.VBox):
         return from_numpy(self._J.copy())
 
     @property
+    def undefined(self) -> np.ndarray:
+        """Where ``v @ J`` is not defined (a bool array shaped like the input): input
+        elements whose column of J holds ``inf`` or ``nan``. ``log`` at 0 is one: the
+        engine computes each row of J as ``e_i / x``, so the off-diagonal entries of
+        that column are 0/0 = nan and the sum ``v @ J`` is nan there, while
+        ``backward(v)`` gives ``v/0 = inf``. Neither is wrong; only one is defined."""
+        return (~np.isfinite(self._J).all(axis=0)).reshape(self._x.shape)
+
+    @property
     def equal(self) -> bool:
-        return bool(np.allclose(self.vjp_backward.numpy(), self.vjp_explicit.numpy()))
+        """Whether ``backward(v)`` and ``v @ J`` agree wherever ``v @ J`` is defined
+        (see :attr:`undefined`)."""
+        defined = ~self.undefined
+        return bool(
+            np.allclose(
+                self.vjp_backward.numpy()[defined],
+                self.vjp_explicit.numpy()[defined],
+                equal_nan=True,
+            )
+        )
+
+    def _verdict(self) -> str:
+        verdict = "equal ✓" if self.equal else "differ ✗"
+        undefined = [
+            label for label, bad in zip(self.input_labels, self.undefined.reshape(-1)) if bad
+        ]
+        if undefined:
+            verdict += (
+                f" where v @ J is defined (J has inf/nan in the column of {', '.join(undefined)})"
+            )
+        return verdict
 
     def __repr__(self) -> str:
         rows, cols = self._J.shape
-        verdict = "equal ✓" if self.equal else "differ ✗"
+        verdict = self._verdict()
         return (
             f"<JacobianExplorer: x {_shape(self._x)} → y {_shape(self._out)}, J is {rows}×{cols}; "
             f"vᵀJ by backward and by v @ J {verdict}>"
@@ -193,11 +222,9 @@ class JacobianExplorer(widgets.VBox):
         limit = symmetric_limit(products)
         in_titles = _as_grid(np.array(self.input_labels, dtype=object), self._x.shape)
         out_titles = _as_grid(np.array(self.output_labels, dtype=object), self._out.shape)
-        verdict = (
-            '<b class="agk-verdict" style="color:#1a7f37">equal ✓</b>'
-            if self.equal
-            else '<b class="agk-verdict" style="color:#d1242f">differ ✗</b>'
-        )
+        colour = "#1a7f37" if self.equal else "#d1242f"
+        verdict = f'<b class="agk-verdict" style="color:{colour}">{escape(self._verdict())}</b>'
+
         error = (
             ""
             if self.error is None

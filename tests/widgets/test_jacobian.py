@@ -358,3 +358,21 @@ def test_backward_of_v_equals_v_times_j(data, shape):
     )
     np.testing.assert_allclose(explorer.vjp_backward.numpy(), v * derivative, rtol=1e-4, atol=1e-4)
     assert explorer.equal
+
+
+def test_a_column_of_j_with_inf_or_nan_is_undefined_not_a_difference():
+    # log at 0: each row of J is e_i / x, so x[1]'s column is [nan, inf, nan] (0/0 off
+    # the diagonal, as PyTorch's jacobian has it) and v @ J is nan there, while
+    # backward(v) gives v/0 = inf. The explorer says where v @ J is undefined.
+    explorer = JacobianExplorer(torch.log, torch.tensor([-1.0, 0.0, 1.0]))
+    J = explorer.jacobian.numpy()
+    assert np.isnan(J[0, 1]) and np.isinf(J[1, 1])
+    assert np.isinf(explorer.vjp_backward.numpy()[1]) and np.isnan(explorer.vjp_explicit.numpy()[1])
+    np.testing.assert_array_equal(explorer.undefined, [False, True, False])
+    assert explorer.equal
+    assert "equal ✓ where v @ J is defined" in repr(explorer) and "x[1]" in repr(explorer)
+    assert "x[1]" in explorer.result_view.value
+    # A real difference in a defined column is still reported.
+    explorer._J[0, 0] = 5.0
+    explorer.v = torch.ones(3)
+    assert not explorer.equal and "differ ✗" in explorer.result_view.value
