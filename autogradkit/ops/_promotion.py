@@ -77,7 +77,8 @@ def common_dtype(arrays) -> np.dtype:
 def promote(x, y):
     """Cast the operands of a binary operation so NumPy computes in the dtype
     PyTorch would use. The common cases (same dtypes; a float tensor with a Python
-    number) return their inputs untouched."""
+    number) return their inputs untouched; the others look their result dtype up
+    by the pair of operand kinds (see :func:`_operand_kind`), computed once."""
     if type(x) is np.ndarray:
         if type(y) is np.ndarray:
             if x.dtype == y.dtype:
@@ -86,8 +87,23 @@ def promote(x, y):
             return x, y
     elif type(y) is np.ndarray and (type(x) is float or type(x) is int) and y.dtype.kind == "f":
         return x, y
-    target = result_dtype(x, y)
+    kinds = (_operand_kind(x), _operand_kind(y))
+    target = _PAIR_DTYPES.get(kinds)
+    if target is None:
+        target = _PAIR_DTYPES[kinds] = result_dtype(x, y)
     return _cast(x, target), _cast(y, target)
+
+
+# result_dtype of two operands depends only on their kinds: a cache of it.
+_PAIR_DTYPES: dict[tuple, np.dtype] = {}
+
+
+def _operand_kind(x) -> tuple | type:
+    """What result_dtype looks at: an array's dtype and whether it is 0-d; for
+    anything else, its type (a Python number's dtype follows from its type)."""
+    if isinstance(x, np.ndarray):
+        return (x.dtype, x.ndim == 0)
+    return type(x)
 
 
 def _cast(x, target: np.dtype):
