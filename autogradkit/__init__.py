@@ -291,3 +291,9 @@ def __getattr__(name: str):
 
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autogradkit' has no attribute {name!r}")
+
+
+# In Jupyter, errors raised inside autogradkit show the learner's lines, not ours.
+from ._tracebacks import install as _install_short_tracebacks  # noqa: E402
+
+_install_short_tracebacks()

@@ -45,7 +45,7 @@ def grad_panel_svg(items: list[tuple[str, object, tuple]]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-grads" width="{max(x - 16, 1):.0f}" '
         f'height="{CHART_HEIGHT + TITLE_HEIGHT:.0f}" font-family="ui-monospace, Menlo, Consolas, '
-        f'monospace" font-size="11">{"".join(parts)}</svg>'
+        f'monospace" font-size="12">{"".join(parts)}</svg>'
     )
 
 
@@ -87,7 +87,7 @@ def _value(values: np.ndarray, limit: float) -> tuple[float, str]:
 def _bars(values: np.ndarray, limit: float) -> tuple[float, str]:
     annotate = values.size <= ANNOTATE_UP_TO
     # An annotated bar is as wide as its number (-0.00269), so no label is cut off.
-    bar = 46.0 if annotate and values.size <= 12 else 26.0 if values.size <= 12 else 12.0
+    bar = 54.0 if annotate and values.size <= 12 else 26.0 if values.size <= 12 else 12.0
     height = CHART_HEIGHT - 30
     zero = TITLE_HEIGHT + 10 + height / 2
     colours = diverging_rgb(values, limit)
@@ -104,7 +104,7 @@ def _bars(values: np.ndarray, limit: float) -> tuple[float, str]:
             y = zero - extent - 3 if extent >= 0 else zero - extent + 11
             out.append(
                 f'<text x="{i * bar + bar / 2:.1f}" y="{y:.1f}" text-anchor="middle" '
-                f'font-size="9">{format_value(value)}</text>'
+                f'font-size="11">{format_value(value)}</text>'
             )
     return bar * values.size, "".join(out)
 
@@ -126,7 +126,7 @@ def _heatmap(values: np.ndarray, limit: float) -> tuple[float, str]:
     annotate = matrix.size <= ANNOTATE_UP_TO
     cell_height = min((CHART_HEIGHT - 10) / rows, 36.0)
     # Annotated cells must be wide enough for a number such as -0.00269.
-    cell_width = max(cell_height, 46.0) if annotate else cell_height
+    cell_width = max(cell_height, 54.0) if annotate else cell_height
     out = []
     for i in range(rows):
         for j in range(columns):
@@ -141,7 +141,7 @@ def _heatmap(values: np.ndarray, limit: float) -> tuple[float, str]:
                 out.append(
                     f'<text x="{(j + 0.5) * cell_width:.1f}" '
                     f'y="{top + (i + 0.5) * cell_height + 3:.1f}" text-anchor="middle" '
-                    f'font-size="9" fill="{text_colour((r, g, b))}">{format_value(value)}</text>'
+                    f'font-size="11" fill="{text_colour((r, g, b))}">{format_value(value)}</text>'
                 )
     return columns * cell_width, "".join(out)
 

@@ -30,8 +30,8 @@ __all__ = ["JacobianExplorer"]
 MAX_SLIDERS = 24
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = -2.0, 2.0, 0.1
 
-CELL_STYLE = "padding:2px 5px;text-align:right;font:11px monospace;min-width:30px"
-LABEL_STYLE = "padding:2px 5px;font:11px monospace;color:#555;white-space:nowrap"
+CELL_STYLE = "padding:2px 5px;text-align:right;font:13px monospace;min-width:30px"
+LABEL_STYLE = "padding:2px 5px;font:13px monospace;color:#555;white-space:nowrap"
 
 
 class JacobianExplorer(widgets.VBox):

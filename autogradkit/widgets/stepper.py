@@ -10,6 +10,7 @@ real pass had stored by then, and at the end they are what ``backward()`` stores
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from html import escape
 
@@ -38,8 +39,14 @@ __all__ = ["BackwardStepper"]
 PANEL_STYLE = (
     ".agk-panel p { margin: 4px 0; } .agk-panel ul { margin: 2px 0; padding-left: 18px; } "
     ".agk-panel .agk-formula { overflow-x: auto; } "
-    ".agk-panel pre { margin: 2px 0 6px; font-size: 11px; line-height: 1.25; }"
+    ".agk-panel pre { margin: 2px 0 6px; font-size: 0.95em; line-height: 1.25; }"
 )
+# Text size of the panel at scale 1 (JupyterLab's own is 13 px; a projector wants more:
+# see ``scale``).
+FONT_PX = 14
+# The panel is at least this wide beside the plots (the widest formula, ∂ℓ/∂z of the
+# binary cross-entropy, fits); narrower, the plots move below it.
+PANEL_MIN_PX = 440
 
 
 class _Change:
@@ -79,6 +86,9 @@ class BackwardStepper(widgets.VBox):
     retain_graph : bool
         As in ``backward()``: unless True, the graph is freed as the pass runs, and
         a second pass over it raises PyTorch's error.
+    scale : float
+        Size of everything shown (text, graph, plots, buttons) relative to normal,
+        e.g. ``scale=1.5`` on a projector. Between 0.5 and 3.
 
     Attributes
     ----------
@@ -120,7 +130,12 @@ class BackwardStepper(widgets.VBox):
         params: Mapping[str, Tensor] | None = None,
         gradient: Tensor | None = None,
         retain_graph: bool = False,
+        *,
+        scale: float = 1.0,
     ) -> None:
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0.5 <= scale <= 3:
+            raise ValueError(f"scale must be a number between 0.5 and 3, got {scale!r}")
+        self.scale = float(scale)
         if not isinstance(root, Tensor):
             raise TypeError(
                 f"BackwardStepper expects the tensor backward starts from (e.g. loss), "
@@ -187,7 +202,7 @@ class BackwardStepper(widgets.VBox):
 
     @property
     def svg(self) -> str:
-        return render_svg(self.graph, self._lines, *self._classes())
+        return _scaled(render_svg(self.graph, self._lines, *self._classes()), self.scale)
 
     @property
     def current(self) -> BackwardStep | None:
@@ -304,7 +319,10 @@ class BackwardStepper(widgets.VBox):
                 "<p><b>Done.</b> Every leaf's <code>.grad</code> now holds what "
                 "<code>backward()</code> stores.</p>"
             )
-        return f'<div class="agk-panel"><style>{PANEL_STYLE}</style>' + "".join(parts) + "</div>"
+        return (
+            f'<div class="agk-panel" style="font-size:{FONT_PX * self.scale:.0f}px">'
+            f"<style>{PANEL_STYLE}</style>" + "".join(parts) + "</div>"
+        )
 
     def _seed(self) -> np.ndarray:
         seed = self._engine.task
@@ -323,7 +341,10 @@ class BackwardStepper(widgets.VBox):
         ]
         formula = node.formula()
         if formula:
-            out.append(f'<div class="agk-formula">$${formula}$$</div>')
+            # The function and its derivatives, one display line each: side by side
+            # they would need more width than a notebook gives the panel.
+            lines = "\n".join(f"$${part.strip()}$$" for part in formula.split(r"\qquad"))
+            out.append(f'<div class="agk-formula">{lines}</div>')
         out.append(
             f"<p>Gradient received {_shape(record.grad_output)}:</p>"
             f"<pre>{_values(record.grad_output._data)}</pre>"
@@ -369,21 +390,26 @@ class BackwardStepper(widgets.VBox):
 
     # -- the widgets ------------------------------------------------------------------
     def _build_controls(self) -> None:
-        button = widgets.Layout(width="80px")
+        scale = self.scale
+        button = widgets.Layout(width=f"{80 * scale:.0f}px", height=f"{28 * scale:.0f}px")
+        font = {"font_size": f"{13 * scale:.0f}px"}
         self.reset_button = widgets.Button(
             description="Reset",
+            style=font,
             icon="fast-backward",
             layout=button,
             tooltip="Back to before the first step",
         )
         self.back_button = widgets.Button(
             description="Back",
+            style=font,
             icon="step-backward",
             layout=button,
             tooltip="Undo the last step's .grad updates",
         )
         self.step_button = widgets.Button(
             description="Step",
+            style=font,
             icon="step-forward",
             layout=button,
             button_style="primary",
@@ -405,7 +431,7 @@ class BackwardStepper(widgets.VBox):
             step=100,
             description="ms/step",
             readout=True,
-            layout=widgets.Layout(width="220px"),
+            layout=widgets.Layout(width=f"{220 * scale:.0f}px"),
         )
         self.slider = widgets.IntSlider(
             value=0,
@@ -413,7 +439,7 @@ class BackwardStepper(widgets.VBox):
             max=self.total,
             description="step",
             continuous_update=False,
-            layout=widgets.Layout(width="260px"),
+            layout=widgets.Layout(width=f"{260 * scale:.0f}px"),
         )
         # Linked in the browser, so Play runs smoothly without a round trip per tick.
         self._links = (
@@ -441,12 +467,19 @@ class BackwardStepper(widgets.VBox):
         # The graph gets the full width (it is wide: loss is at the right end); the
         # step's text and the plots share the row below.
         self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", width="100%"))
+        # The panel grows, the plots keep their own width; when both do not fit on one
+        # row the plots wrap below the panel, so nothing covers the formula.
         self.panel = widgets.HTMLMath(
             layout=widgets.Layout(
-                flex="1 1 0%", min_width="300px", overflow="auto", padding="0 12px 0 0"
+                flex=f"1 1 {PANEL_MIN_PX * scale:.0f}px",
+                min_width="0",
+                overflow="auto",
+                padding="0 12px 0 0",
             )
         )
-        self.plot_area = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", overflow="auto"))
+        self.plot_area = widgets.HTML(
+            layout=widgets.Layout(flex="0 1 auto", max_width="100%", overflow="auto")
+        )
         self._body = widgets.HBox(
             [self.panel, self.plot_area],
             layout=widgets.Layout(align_items="flex-start", width="100%", flex_flow="row wrap"),
@@ -494,8 +527,11 @@ class BackwardStepper(widgets.VBox):
 
     def plots_svg(self) -> str:
         """The plot area: each plotted tensor's ``.grad`` as it is now."""
-        return grad_panel_svg(
-            [(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted]
+        return _scaled(
+            grad_panel_svg(
+                [(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted]
+            ),
+            self.scale,
         )
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
@@ -525,6 +561,25 @@ def _plotted_tensors(graph: Graph, params: Mapping[str, Tensor] | None) -> list[
     if params is not None:
         return list(params.items())
     return [(box.label, box.tensor) for box in graph.nodes if box.kind == "leaf"]
+
+
+def _scaled(svg: str, scale: float) -> str:
+    """The SVG drawn ``scale`` times its size (its viewBox keeps the drawing the same)."""
+    if scale == 1:
+        return svg
+    head, rest = svg.split(">", 1)
+    if "viewBox" not in head:
+        width = re.search(r'\swidth="([\d.]+)"', head)
+        height = re.search(r'\sheight="([\d.]+)"', head)
+        if width and height:
+            head += f' viewBox="0 0 {width.group(1)} {height.group(1)}"'
+
+    def times(match: re.Match) -> str:
+        return f"{match.group(1)}{float(match.group(2)) * scale:.0f}{match.group(3)}"
+
+    head = re.sub(r'(\s(?:width|height)=")([\d.]+)(")', times, head)
+    head = re.sub(r"(min-width:)([\d.]+)(px)", times, head)
+    return head + ">" + rest
 
 
 def _shape(tensor: Tensor) -> str:

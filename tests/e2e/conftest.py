@@ -136,8 +136,10 @@ def saved_lab_server(saved_notebook_dir, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def voila_server(notebook_dir, tmp_path_factory):
-    """``voila`` serving the stepper notebook (from the copy), no browser, a free port."""
+    """``voila`` serving the stepper notebook (from the copy), no browser, a free port,
+    configured by the repository's voila.json, as when started from the repository."""
     home = tmp_path_factory.mktemp("voila-home")
+    shutil.copy2(NOTEBOOKS.parent / "voila.json", notebook_dir / "voila.json")
     port, token = free_port(), secrets.token_hex(16)
     argv = [
         sys.executable,
@@ -149,7 +151,6 @@ def voila_server(notebook_dir, tmp_path_factory):
         f"--Voila.port={port}",
         "--Voila.port_retries=0",
         f"--Voila.token={token}",
-        "--VoilaConfiguration.show_tracebacks=True",
         f"--NotebookClient.timeout={int(KERNEL_TIMEOUT)}",
         f"--NotebookClient.startup_timeout={int(KERNEL_TIMEOUT)}",
     ]

@@ -385,3 +385,54 @@ def save_screenshot(target, name: str) -> Path:
     target.screenshot(path=str(path))
     artifacts_written.append(path)
     return path
+
+
+# ------------------------------------------------------------------ the stepper's layout
+# Measures the stepper's parts on the page (run on its output element).
+LAYOUT = """(widget) => {
+    const box = e => { const r = e.getBoundingClientRect();
+                       return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                               width: r.width, height: r.height}; };
+    const panel = widget.querySelector('.agk-stepper-panel');
+    const formula = panel.querySelector('.agk-formula');
+    const plots = widget.querySelector('.agk-stepper-plots');
+    const graph = widget.querySelector('.agk-stepper-graph');
+    const fontSizes = Array.from(panel.querySelectorAll('p, li, pre, code')).map(
+        e => parseFloat(getComputedStyle(e).fontSize));
+    return {
+        widget: box(widget), panel: box(panel), plots: box(plots), graph: box(graph),
+        formula: formula ? box(formula) : null,
+        formulaVisible: formula ? formula.scrollWidth <= formula.clientWidth + 1 : null,
+        panelClips: panel.scrollHeight > panel.clientHeight + 1
+                    || panel.scrollWidth > panel.clientWidth + 1,
+        graphScrolls: graph.scrollWidth > graph.clientWidth + 1,
+        minFont: Math.min(...fontSizes),
+        viewport: window.innerWidth,
+    };
+}"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["right"] <= b["left"]
+        or b["right"] <= a["left"]
+        or a["bottom"] <= b["top"]
+        or b["bottom"] <= a["top"]
+    )
+
+
+def check_layout(layout: dict, where: str) -> None:
+    """At step 1 (the loss's local derivative, the heart of the lesson) the formula is
+    shown whole, nothing covers it, nothing is cut off, and the text is readable."""
+    assert layout["formula"] is not None, f"{where}: step 1 shows no formula"
+    assert layout["formulaVisible"], f"{where}: the formula scrolls: {layout}"
+    assert not layout["panelClips"], f"{where}: the panel cuts off its text: {layout}"
+    assert not _overlap(layout["formula"], layout["plots"]), (
+        f"{where}: the plots cover the formula: {layout}"
+    )
+    for part in ("panel", "plots", "graph"):
+        # (ipywidgets give each child a 2 px margin)
+        assert layout[part]["right"] <= layout["widget"]["right"] + 3, (
+            f"{where}: the {part} sticks out of the widget: {layout}"
+        )
+    assert layout["minFont"] >= 12, f"{where}: text of {layout['minFont']} px in the panel"

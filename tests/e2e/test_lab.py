@@ -19,9 +19,11 @@ from e2e_support import (
     ARTIFACTS,
     JACOBIAN_NOTEBOOK,
     KERNEL_TIMEOUT,
+    LAYOUT,
     STEPPER_NOTEBOOK,
     TEST_TIMEOUT,
     UI_TIMEOUT,
+    check_layout,
     close_page,
     expected_for,
     expects_error,
@@ -407,3 +409,22 @@ def test_jacobian_explorer_in_jupyterlab(page, lab_server, notebook_dir):
 
     assert not saved_error_outputs(page, lab_server, JACOBIAN_NOTEBOOK, notebook)
     assert not page.errors, f"JavaScript errors in the page: {page.errors}"
+
+
+# ------------------------------------------------------------------ the stepper's layout
+@pytest.mark.parametrize("width", [1000, 1100, 1400, 1600])
+def test_stepper_layout_keeps_the_formula_in_view(stepper_lab, width):
+    """At step 1 (the loss's local derivative, the heart of the lesson) the formula is
+    shown whole, nothing covers it, nothing is cut off, and the text is readable."""
+    view, _ = stepper_lab
+    page = view.page
+    page.set_viewport_size({"width": width, "height": 1000})
+    if view.shown_position() != 0:
+        view.button("Reset").click()
+    view.check_position(0)
+    view.button("Step").click()
+    view.check_position(1)
+    view.widget.scroll_into_view_if_needed()
+    layout = view.widget.evaluate(LAYOUT)
+    save_screenshot(view.widget, f"lab-stepper-layout-{width}")
+    check_layout(layout, f"JupyterLab at {width} px")

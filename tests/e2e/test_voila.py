@@ -9,9 +9,11 @@ import nbformat
 import pytest
 from e2e_support import (
     KERNEL_TIMEOUT,
+    LAYOUT,
     STEPPER_NOTEBOOK,
     TEST_TIMEOUT,
     UI_TIMEOUT,
+    check_layout,
     expected_for,
     expects_error,
     poll,
@@ -52,12 +54,20 @@ def test_stepper_renders_in_voila_without_code(page, voila_server, notebook_dir)
     ]
     shown = [source for source in code_cells if source in body]
     assert not shown, f"Voilà shows the code of a cell:\n{shown[0]}"
-    # Errors only where the notebook means one (cells tagged raises-exception).
+    # Errors only where the notebook means one (cells tagged raises-exception), and
+    # those read well: the message and the learner's line, not Voilà's generic box
+    # nor autogradkit's internals.
     errors = page.locator(
         ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
         has_text=re.compile(r"Traceback \(most recent call last\)"),
     )
-    assert errors.count() <= sum(expects_error(cell) for cell in cells), errors.all_inner_texts()
+    intended = sum(expects_error(cell) for cell in cells)
+    assert intended and errors.count() == intended, errors.all_inner_texts()
+    assert "There was an error when executing cell" not in body
+    for text in errors.all_inner_texts():
+        assert "autogradkit/" not in text and "inside autogradkit hidden" in text, text
+        assert len(text.strip().splitlines()) < 12, text
+    assert "RuntimeError: Trying to backward through the graph a second time" in body
 
     # It is live: Reset, then one Step makes the engine's first node current.
     reset = widget.locator("button.widget-button", has_text=re.compile(r"^\s*Reset\s*$"))
@@ -84,4 +94,16 @@ def test_stepper_renders_in_voila_without_code(page, voila_server, notebook_dir)
     )
     assert "Step 1 of" in widget.locator(".agk-stepper-panel").inner_text()
     save_screenshot(widget, "voila-stepper-step1")
+
+    # The formula of step 1 is whole and uncovered from a small laptop to a wide screen.
+    for width in (1000, 1600):
+        page.set_viewport_size({"width": width, "height": 1000})
+        widget.scroll_into_view_if_needed()
+        poll(
+            lambda: widget.evaluate(LAYOUT)["formula"] is not None,
+            UI_TIMEOUT,
+            "the formula of step 1",
+        )
+        check_layout(widget.evaluate(LAYOUT), f"Voilà at {width} px")
+        save_screenshot(widget, f"voila-stepper-layout-{width}")
     assert not page.errors, f"JavaScript errors in the page: {page.errors}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import re
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import numpy as np
 import pytest
@@ -373,3 +374,40 @@ def test_the_drawing_is_valid_svg_at_every_step():
         for svg in (stepper.svg, stepper.plot_area.value):
             assert ET.fromstring(svg).tag == f"{SVG}svg"
         stepper.step()
+
+
+# -- size ------------------------------------------------------------------------------------
+def test_scale_enlarges_everything_shown():
+    root, _, _ = tutorial()
+    normal = BackwardStepper(root)
+    root, _, _ = tutorial()
+    big = BackwardStepper(root, scale=1.5)
+
+    def size(svg):
+        head = svg.split(">", 1)[0]
+        return [float(v) for v in re.findall(r'\s(?:width|height)="([\d.]+)"', head)]
+
+    for small, large in ((normal.svg, big.svg), (normal.plots_svg(), big.plots_svg())):
+        assert size(large) == pytest.approx([1.5 * v for v in size(small)], abs=1)
+        # The drawing itself is the same, only shown larger.
+        assert small.split(">", 1)[1] == large.split(">", 1)[1]
+    assert 'style="font-size:14px"' in normal.panel_html()
+    assert 'style="font-size:21px"' in big.panel_html()
+    assert big.step_button.layout.width == "120px" and normal.step_button.layout.width == "80px"
+    wrongs: list[Any] = [0, 5, "2", True]
+    for wrong in wrongs:
+        with pytest.raises(ValueError, match=r"scale must be a number between 0\.5 and 3"):
+            BackwardStepper(tutorial()[0], scale=wrong)
+
+
+def test_the_formula_is_shown_one_line_per_part():
+    # Side by side, the loss's definition and its derivative need more width than a
+    # notebook gives the panel; one display line each, they fit.
+    root, _, _ = tutorial()
+    stepper = BackwardStepper(root)
+    stepper.step()
+    formula = re.search(r'<div class="agk-formula">(.*?)</div>', stepper.panel_html(), re.S)
+    assert formula is not None
+    lines = re.findall(r"\$\$(.*?)\$\$", formula.group(1), re.S)
+    assert len(lines) == 2 and all(r"\qquad" not in line for line in lines)
+    assert "\\frac{\\sigma(z) - y}{N}" in lines[1]
