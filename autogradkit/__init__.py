@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, nn, return_types
+from . import autograd, nn, optim, return_types
 from ._creation import (
     arange,
     as_tensor,
@@ -184,6 +184,7 @@ __all__ = [
     "numel",
     "ones",
     "ones_like",
+    "optim",
     "outer",
     "permute",
     "pow",

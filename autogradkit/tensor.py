@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _device, _dtype
+from . import _device, _dtype, _ranges
 from ._dtype import dtype as DType
 from ._math_methods import MathMethods
 
@@ -471,15 +471,17 @@ class Tensor(MathMethods):
 
     # -- printing ---------------------------------------------------------------
     def __repr__(self, *, tensor_contents: Any = None) -> str:
+        from ._parameter_marks import is_marked
         from ._tensor_str import format_tensor
 
         grad_fn_name = self.grad_fn.name() if self.grad_fn is not None else None
-        return format_tensor(
+        text = format_tensor(
             self._data,
             dtype_name=self._data.dtype.name,
             requires_grad=self._requires_grad,
             grad_fn_name=grad_fn_name,
         )
+        return "Parameter containing:\n" + text if is_marked(self) else text
 
     __str__ = __repr__
 
@@ -638,7 +640,7 @@ class Tensor(MathMethods):
             return self._inplace(_ops_arith.add, _np_add_inplace, other)
         return self._inplace(
             lambda a, b: _ops_arith.add(a, b, alpha=alpha),
-            lambda a, b: _np_add_inplace(a, b * alpha),
+            lambda a, b: _np_add_scaled_inplace(a, b, alpha),
             other,
         )
 
@@ -648,7 +650,7 @@ class Tensor(MathMethods):
             return self._inplace(_ops_arith.sub, _np_sub_inplace, other)
         return self._inplace(
             lambda a, b: _ops_arith.sub(a, b, alpha=alpha),
-            lambda a, b: _np_sub_inplace(a, b * alpha),
+            lambda a, b: _np_add_scaled_inplace(a, b, -alpha),
             other,
         )
 
@@ -921,6 +923,22 @@ def _store_inplace(t: Tensor, values: np.ndarray) -> None:
 
 def _np_add_inplace(a, b):
     np.add(a, b, out=a, casting="same_kind")
+
+
+def _np_add_scaled_inplace(a, b, alpha) -> None:
+    """a += alpha·b with one rounding, as PyTorch's CPU kernel computes it (a fused
+    multiply-add, alpha first rounded to a's dtype): what optimizer steps such as
+    ``p.add_(grad, alpha=-lr)`` print depends on it."""
+    if a.dtype.kind != "f":
+        _np_add_inplace(a, np.multiply(b, alpha))
+        return
+    alpha = a.dtype.type(alpha)
+    if a.dtype == np.float32:
+        # The product of two float32 numbers is exact in float64.
+        exact = np.asarray(a, np.float64) + np.float64(alpha) * np.asarray(b, np.float64)
+        a[...] = exact
+    else:
+        a[...] = _ranges.fused_multiply_add(alpha, b, a)
 
 
 def _np_sub_inplace(a, b):

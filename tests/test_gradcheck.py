@@ -514,6 +514,18 @@ NORMALISE = [
         shapes=NONSCALAR,
     ),
     Op(
+        "linear",
+        lambda L, x, w, b: L.nn.functional.linear(x, w, b),
+        (((4, 3), (2, 3), (2,)), ((3,), (2, 3), (2,)), ((2, 4, 3), (2, 3), (2,))),
+        (Arg(), Arg(), Arg()),
+    ),
+    Op(
+        "linear_no_bias",
+        lambda L, x, w: L.nn.functional.linear(x, w),
+        (((4, 3), (2, 3)),),
+        (Arg(), Arg()),
+    ),
+    Op(
         "cross_entropy",
         lambda L, a: L.nn.functional.cross_entropy(a, L.tensor([2, 0])),
         (((2, 3),),),

@@ -15,6 +15,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
+from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
 from ..tensor import Tensor
@@ -30,7 +31,22 @@ __all__ = [
     "log_softmax",
     "nll_loss",
     "cross_entropy",
+    "linear",
 ]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x·Wᵀ + b (what ``nn.Linear`` computes), recorded as PyTorch records it:
+    one ``AddmmBackward0`` for a batch of rows, with views around it for other
+    input shapes, and a plain matrix product without a bias."""
+    if bias is None:
+        return matmul(input, weight.t())
+    if input.dim() == 2:
+        return addmm(bias, input, weight.t())
+    rows = input.reshape(-1, input.shape[-1]) if input.dim() > 1 else input.view(1, -1)
+    out = addmm(bias, rows, weight.t())
+    return out.view(*input.shape[:-1], weight.shape[0])
+
 
 _REDUCTIONS = ("mean", "sum", "none")
 

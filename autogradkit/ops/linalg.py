@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
 
-__all__ = ["matmul", "mm", "mv", "dot", "outer"]
+__all__ = ["matmul", "mm", "mv", "dot", "outer", "addmm"]
 
 
 def _mm(a, b):
@@ -314,3 +314,38 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
         if value.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {checked_as}, but got {value.ndim}-D")
     return input.reshape(input.shape[0], 1) * vec2
+
+
+class Addmm(Function):
+    """f(b, A, B) = b + A·B (``nn.Linear``: bias + input·Wᵀ);
+    ∂ℓ/∂b = G summed over rows,   ∂ℓ/∂A = G·Bᵀ,   ∂ℓ/∂B = Aᵀ·G"""
+
+    node_name = "AddmmBackward0"
+    formula = r"f(b, A, B) = b + A B \qquad \frac{\partial \ell}{\partial b} = \textstyle\sum_{\text{rows}} G, \quad \frac{\partial \ell}{\partial A} = G\,B^\top, \quad \frac{\partial \ell}{\partial B} = A^\top G"
+
+    @staticmethod
+    def forward(ctx, bias, a, b):
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                f"{b.shape[0]}x{b.shape[1]})"
+            )
+        if a.dtype != b.dtype:
+            _raise_dtype_mismatch(a, b)
+        # As in Mm: each matrix is needed only for the other's gradient.
+        _, needs_a, needs_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
+        return a.dot(b) + bias  # the base class sums b's gradient back to b's shape
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        _, needs_a, needs_b = ctx.needs_input_grad
+        grad_a = _mm(grad_output, b.T) if needs_a else None
+        grad_b = _mm(a.T, grad_output) if needs_b else None
+        return grad_output, grad_a, grad_b
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """input + mat1 @ mat2 (``input`` broadcast over the rows), recorded as one node."""
+    return Addmm.apply(input, mat1, mat2)

@@ -73,6 +73,7 @@ PROGRAM_MODULES = (
     "test_api_vs_torch",
     "test_curriculum_vs_torch",
     "test_edges_vs_torch",
+    "test_material_vs_torch",
 )
 
 

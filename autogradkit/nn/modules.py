@@ -1,0 +1,467 @@
+"""Modules: containers of parameters with a ``forward`` (mirrors ``torch.nn.Module``).
+
+A module is autograd's user, nothing more: ``model(x)`` runs ``forward``, which
+applies ordinary tensor operations to the input and to the module's parameters,
+so the output's graph reaches the parameters and ``loss.backward()`` fills their
+``.grad``. What a Module adds is bookkeeping:
+
+* assigning a :class:`Parameter` or a Module to an attribute registers it, so
+  ``parameters()`` can find every parameter of a model, children included;
+* ``zero_grad()`` resets the ``.grad`` of all of them;
+* ``train()``/``eval()`` set a flag some layers read;
+* ``repr`` prints the tree of modules as PyTorch does.
+
+>>> import autogradkit as torch
+>>> model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+>>> model
+Sequential(
+  (0): Linear(in_features=3, out_features=1, bias=True)
+  (1): Flatten(start_dim=0, end_dim=1)
+)
+>>> [name for name, _ in model.named_parameters()]
+['0.weight', '0.bias']
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from .. import _creation
+from ..autograd.grad_mode import no_grad
+from ..ops import pointwise, shape, softmax
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .parameter import Parameter
+
+__all__ = [
+    "Module",
+    "Linear",
+    "Sequential",
+    "Flatten",
+    "Identity",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Softmax",
+    "LogSoftmax",
+    "MSELoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+]
+
+
+class Module:
+    """Base class of every layer and model. Subclasses set parameters and
+    submodules as attributes in ``__init__`` (after ``super().__init__()``) and
+    define ``forward``."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # -- registration ------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign before Module.__init__() call")
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only when normal lookup fails: parameters and submodules live in
+        # the two dictionaries, not in the instance's __dict__.
+        for registry in ("_parameters", "_modules"):
+            entries = self.__dict__.get(registry)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Tensor | None) -> None:
+        if param is None:
+            self._parameters.pop(name, None)
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        self._modules[name] = module
+
+    # -- running ---------------------------------------------------------------------
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # -- walking the tree -------------------------------------------------------------
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """``(name, parameter)`` for this module's parameters, then its children's
+        (``"0.weight"``); a parameter shared by two modules is listed once."""
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for module_prefix, module in modules:
+            for name, param in module._parameters.items():
+                if id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), param
+
+    def parameters(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        for name, module in self._modules.items():
+            if module is not None:
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """This module and every module below it, depth first, each once."""
+        seen: set[int] = set()
+        pending = [(prefix, self)]
+        while pending:
+            name, module = pending.pop(0)
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            children = [
+                (f"{name}.{child_name}" if name else child_name, child)
+                for child_name, child in module.named_children()
+            ]
+            pending[:0] = children
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def state_dict(self) -> OrderedDict:
+        """Every parameter by name, detached (for saving or comparing)."""
+        return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+
+    def load_state_dict(self, state: dict) -> None:
+        with no_grad():
+            for name, param in self.named_parameters():
+                param.copy_(state[name])
+
+    # -- state ---------------------------------------------------------------------------
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the ``.grad`` of every parameter: to None (the default, as in
+        PyTorch 2), or to zeros."""
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                param.grad.detach_()
+                param.grad.zero_()
+
+    def train(self, mode: bool = True) -> Module:
+        """Set ``training`` on this module and every module below it."""
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move to a device (only the CPU exists) or convert floating-point
+        parameters to a dtype, in place."""
+        for param in self.parameters():
+            converted = param.to(*args, **kwargs)
+            if converted is not param:
+                param.data = converted
+        return self
+
+    def cpu(self) -> Module:
+        return self
+
+    def double(self) -> Module:
+        from .._dtype import float64
+
+        return self.to(float64)
+
+    def float(self) -> Module:
+        from .._dtype import float32
+
+        return self.to(float32)
+
+    # -- printing ------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text between the parentheses of this module's repr (override it)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({name}): " + _indent(repr(module), 2) for name, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+
+
+def _indent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+# ----------------------------------------------------------------------------- layers
+
+
+class Linear(Module):
+    """y = x·Wᵀ + b, with W of shape (out_features, in_features).
+
+    W and b start uniform in ±1/√in_features, drawn as PyTorch draws them, so after
+    ``torch.manual_seed(s)`` a Linear has PyTorch's numbers.
+    """
+
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(
+            _creation.empty(out_features, in_features, dtype=dtype, device=device)
+        )
+        if bias:
+            self.bias = Parameter(_creation.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Sequential(Module):
+    """Modules applied one after the other: ``Sequential(a, b)(x)`` is ``b(a(x))``."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(modules):
+                self.add_module(str(index), module)
+
+    def forward(self, input: Any) -> Any:
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def __getitem__(self, index: int | slice) -> Any:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(*modules[index])
+        return modules[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Flatten(Module):
+    """Flatten dimensions ``start_dim``..``end_dim`` into one (default: all but the batch)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return shape.flatten(input, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class ReLU(Module):
+    """max(x, 0) elementwise."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.relu_() if self.inplace else pointwise.relu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Tanh(Module):
+    """tanh elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return pointwise.tanh(input)
+
+
+class Sigmoid(Module):
+    """σ(x) = 1/(1 + e⁻ˣ) elementwise."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return pointwise.sigmoid(input)
+
+
+class Softmax(Module):
+    """softmax along ``dim``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softmax.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along ``dim``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softmax.log_softmax(input, self.dim)
+
+
+# ----------------------------------------------------------------------------- losses
+
+
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    """Mean (or sum) of squared differences: ``nn.functional.mse_loss``."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities: ``nn.functional.binary_cross_entropy``."""
+
+    def __init__(self, weight: Tensor | None = None, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.weight = weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of logits (σ applied inside, stably)."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
+        super().__init__(reduction)
+        self.weight = weight
+        self.pos_weight = pos_weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class CrossEntropyLoss(_Loss):
+    """Cross-entropy of class indices under unnormalised scores:
+    ``nll_loss(log_softmax(input, 1), target)``."""
+
+    def __init__(
+        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
+        super().__init__(reduction)
+        self.weight = weight
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction)

@@ -1,0 +1,244 @@
+"""``Optimizer`` and three of PyTorch's optimisers: ``SGD`` (with momentum and
+weight decay), ``RMSprop`` and ``Adam``.
+
+Each ``step()`` is the same loop: for every parameter that has a ``.grad``,
+compute a direction from the gradient (and from running averages kept in
+``self.state``), then move the parameter in place — under ``no_grad``, so the
+update is not recorded in any graph. The arithmetic follows PyTorch's
+single-tensor implementations line by line, so a training loop prints the same
+losses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._creation import zeros_like
+from ..autograd.grad_mode import no_grad
+from ..ops.shape import clone
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam"]
+
+
+class Optimizer:
+    """Holds ``param_groups`` (lists of parameters with their settings) and a
+    ``state`` per parameter; subclasses define ``step``."""
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict[str, Any]) -> None:
+        params = group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + type(param).__name__
+                )
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        self.param_groups.append({**self.defaults, **group, "params": params})
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad``: to None (the default), or to zeros."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    param.grad.detach_()
+                    param.grad.zero_()
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for index, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {index}"
+            for key in sorted(k for k in group if k != "params"):
+                text += f"\n    {key}: {group[key]}"
+        return text + "\n)"
+
+
+def _check(name: str, value: float) -> None:
+    if value < 0:
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent: p ← p − lr·d, where d is the gradient (plus
+    ``weight_decay``·p), or with ``momentum`` the running b ← momentum·b + d."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        for name, value in (("learning rate", lr), ("momentum value", momentum)):
+            _check(name, value)
+        _check("weight_decay value", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, momentum = group["lr"], group["momentum"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                direction = param.grad if not group["maximize"] else -param.grad
+                if group["weight_decay"] != 0:
+                    direction = direction.add(param, alpha=group["weight_decay"])
+                if momentum != 0:
+                    direction = self._momentum(param, direction, group)
+                param.add_(direction, alpha=-lr)
+
+    def _momentum(self, param: Tensor, direction: Tensor, group: dict[str, Any]) -> Tensor:
+        state = self.state.setdefault(param, {})
+        buffer = state.get("momentum_buffer")
+        if buffer is None:
+            buffer = state["momentum_buffer"] = clone(direction).detach()
+        else:
+            buffer.mul_(group["momentum"]).add_(direction, alpha=1 - group["dampening"])
+        if group["nesterov"]:
+            return direction.add(buffer, alpha=group["momentum"])
+        return buffer
+
+
+class RMSprop(Optimizer):
+    """p ← p − lr·g/(√v + eps), where v is a running average of g²:
+    v ← alpha·v + (1 − alpha)·g²."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+    ) -> None:
+        _check("learning rate", lr)
+        _check("epsilon value", eps)
+        if centered:
+            raise NotImplementedError("autogradkit's RMSprop does not implement centered=True")
+        defaults = {
+            "lr": lr,
+            "alpha": alpha,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "momentum": momentum,
+            "centered": centered,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            alpha, lr = group["alpha"], group["lr"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                grad = param.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                state = self.state.setdefault(param, {"step": 0})
+                if "square_avg" not in state:
+                    state["square_avg"] = zeros_like(param)
+                state["step"] += 1
+                square_avg = state["square_avg"]
+                square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+                avg = square_avg.sqrt().add_(group["eps"])
+                if group["momentum"] > 0:
+                    buffer = state.setdefault("momentum_buffer", zeros_like(param))
+                    buffer.mul_(group["momentum"]).add_(grad / avg)
+                    param.add_(buffer, alpha=-lr)
+                else:
+                    param.add_(grad / avg, alpha=-lr)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2015): running averages m of g and v of g², corrected
+    for their start at 0, and p ← p − lr·m̂/(√v̂ + eps)."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        _check("learning rate", lr)
+        _check("epsilon value", eps)
+        if amsgrad:
+            raise NotImplementedError("autogradkit's Adam does not implement amsgrad=True")
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                grad = param.grad if not group["maximize"] else -param.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                state = self.state.setdefault(param, {"step": 0})
+                if "exp_avg" not in state:
+                    state["exp_avg"] = zeros_like(param)
+                    state["exp_avg_sq"] = zeros_like(param)
+                state["step"] += 1
+                exp_avg, exp_avg_sq, step = state["exp_avg"], state["exp_avg_sq"], state["step"]
+                # m ← m + (1 − β₁)(g − m);  v ← β₂·v + (1 − β₂)·g²
+                exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+                exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = group["lr"] / bias_correction1
+                denom = (exp_avg_sq.sqrt() / bias_correction2**0.5).add_(group["eps"])
+                param.add_(exp_avg / denom, alpha=-step_size)

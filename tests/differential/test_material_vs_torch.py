@@ -1,0 +1,501 @@
+"""Small programs a learner writes after the first autograd tutorial, run unchanged
+under ``import autogradkit as torch`` and against PyTorch.
+
+They follow the public material by topic (our own code): the polynomial fits of
+"Learning PyTorch with Examples" (tensors and hand-written gradients, autograd, a
+custom autograd Function, ``nn``, ``optim``, a custom ``nn.Module``, the dynamic
+net), the activation-function gradients of d2l's "Automatic Differentiation",
+``nn.Module`` printing and bookkeeping, and one optimiser step read against its
+definition.
+
+Training loops return their losses as numbers: the harness compares them with a
+relative tolerance of 1e-4 ("losses to 4 decimals"). They cannot agree to the
+last bit: PyTorch's vectorised ``sin`` and its summation order round differently
+in float32 than NumPy's, and a training loop carries such last-bit differences
+along. Everything else (printed text, reprs, names, shapes) is compared exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+
+import harness as H
+import pytest
+from harness import Program
+
+PROGRAMS: list[Program] = []
+LOSS_RTOL = 1e-4
+
+
+def program(pid: str, **options):
+    """Decorator: register ``fn(lib, inputs)`` as program ``material/<pid>``."""
+
+    def register(fn):
+        full = "material/" + pid
+        PROGRAMS.append(Program(full, fn, {}, zlib.crc32(full.encode()) % 100_000, **options))
+        return fn
+
+    return register
+
+
+def _sine_data(lib):
+    x = lib.linspace(-math.pi, math.pi, 2000, device=lib.device("cpu"), dtype=lib.float)
+    return x, lib.sin(x)
+
+
+# ----------------------------------------------------------------------------- "Learning PyTorch with Examples"
+
+
+@program("poly-tensors-manual-gradients", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """The tensor version: gradients written by hand, no autograd."""
+    lib.manual_seed(0)
+    dtype, device = lib.float, lib.device("cpu")
+    x, y = _sine_data(lib)
+    a = lib.randn((), device=device, dtype=dtype)
+    b = lib.randn((), device=device, dtype=dtype)
+    c = lib.randn((), device=device, dtype=dtype)
+    d = lib.randn((), device=device, dtype=dtype)
+    learning_rate = 1e-6
+    losses = []
+    for t in range(500):
+        y_pred = a + b * x + c * x**2 + d * x**3
+        loss = (y_pred - y).pow(2).sum().item()
+        if t % 100 == 99:
+            losses.append(loss)
+        grad_y_pred = 2.0 * (y_pred - y)
+        grad_a = grad_y_pred.sum()
+        grad_b = (grad_y_pred * x).sum()
+        grad_c = (grad_y_pred * x**2).sum()
+        grad_d = (grad_y_pred * x**3).sum()
+        a -= learning_rate * grad_a
+        b -= learning_rate * grad_b
+        c -= learning_rate * grad_c
+        d -= learning_rate * grad_d
+    return {"losses": losses, "coefficients": [v.item() for v in (a, b, c, d)]}
+
+
+@program("poly-autograd", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """The same fit with requires_grad=True and loss.backward()."""
+    lib.manual_seed(0)
+    x, y = _sine_data(lib)
+    a, b, c, d = (lib.randn((), dtype=lib.float, requires_grad=True) for _ in range(4))
+    learning_rate = 1e-6
+    losses = []
+    for t in range(500):
+        y_pred = a + b * x + c * x**2 + d * x**3
+        loss = (y_pred - y).pow(2).sum()
+        if t % 100 == 99:
+            losses.append(loss.item())
+        loss.backward()
+        with lib.no_grad():
+            for v in (a, b, c, d):
+                v -= learning_rate * v.grad
+                v.grad = None
+    return {
+        "losses": losses,
+        "a": a,
+        "loss_grad_fn": loss.grad_fn.name(),
+        "pred_grad_fn": y_pred.grad_fn.name(),
+    }
+
+
+@program("poly-custom-function", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """A custom autograd Function for the Legendre polynomial P₃."""
+
+    class LegendrePolynomial3(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return 0.5 * (5 * input**3 - 3 * input)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (input,) = ctx.saved_tensors
+            return grad_output * 1.5 * (5 * input**2 - 1)
+
+    x, y = _sine_data(lib)
+    a = lib.full((), 0.0, dtype=lib.float, requires_grad=True)
+    b = lib.full((), -1.0, dtype=lib.float, requires_grad=True)
+    c = lib.full((), 0.0, dtype=lib.float, requires_grad=True)
+    d = lib.full((), 0.3, dtype=lib.float, requires_grad=True)
+    learning_rate = 5e-6
+    losses = []
+    for t in range(500):
+        P3 = LegendrePolynomial3.apply
+        y_pred = a + b * P3(c + d * x)
+        loss = (y_pred - y).pow(2).sum()
+        if t % 100 == 99:
+            losses.append(loss.item())
+        loss.backward()
+        with lib.no_grad():
+            for v in (a, b, c, d):
+                v -= learning_rate * v.grad
+                v.grad = None
+    return {"losses": losses, "coefficients": [v.item() for v in (a, b, c, d)]}
+
+
+def _poly_features(lib):
+    x, y = _sine_data(lib)
+    p = lib.tensor([1, 2, 3])
+    return x.unsqueeze(-1).pow(p), y
+
+
+@program("poly-nn", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """nn.Sequential(Linear, Flatten), MSELoss(reduction='sum'), a manual update."""
+    lib.manual_seed(0)
+    xx, y = _poly_features(lib)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
+    loss_fn = lib.nn.MSELoss(reduction="sum")
+    learning_rate = 1e-6
+    losses = []
+    for t in range(500):
+        y_pred = model(xx)
+        loss = loss_fn(y_pred, y)
+        if t % 100 == 99:
+            losses.append(loss.item())
+        model.zero_grad()
+        loss.backward()
+        with lib.no_grad():
+            for param in model.parameters():
+                param -= learning_rate * param.grad
+    linear_layer = model[0]
+    return {
+        "repr": repr(model),
+        "losses": losses,
+        "bias": linear_layer.bias.item(),
+        "weights": [linear_layer.weight[:, i].item() for i in range(3)],
+        "graph": y_pred,
+    }
+
+
+def _train_with(lib, make_optimizer, steps: int = 500):
+    lib.manual_seed(0)
+    xx, y = _poly_features(lib)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
+    loss_fn = lib.nn.MSELoss(reduction="sum")
+    optimizer = make_optimizer(lib, model.parameters())
+    losses = []
+    for t in range(steps):
+        y_pred = model(xx)
+        loss = loss_fn(y_pred, y)
+        if t % 100 == 99:
+            losses.append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    grads_after_zero = None
+    optimizer.zero_grad()
+    grads_after_zero = [p.grad for p in model.parameters()]
+    return {"losses": losses, "state": model.state_dict(), "grads": grads_after_zero}
+
+
+@program("poly-optim-rmsprop", rtol=1e-3, atol=1e-5)
+def _(lib, inp):
+    return _train_with(lib, lambda lib, params: lib.optim.RMSprop(params, lr=1e-3))
+
+
+@program("poly-optim-sgd-momentum", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    return _train_with(
+        lib, lambda lib, params: lib.optim.SGD(params, lr=1e-6, momentum=0.9, weight_decay=1e-3)
+    )
+
+
+@program("poly-optim-sgd-nesterov", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    return _train_with(
+        lib, lambda lib, params: lib.optim.SGD(params, lr=1e-6, momentum=0.9, nesterov=True)
+    )
+
+
+@program("poly-optim-adam", rtol=1e-3, atol=1e-5)
+def _(lib, inp):
+    return _train_with(lib, lambda lib, params: lib.optim.Adam(params, lr=1e-2))
+
+
+@program("poly-custom-module", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """A custom nn.Module with four scalar Parameters and SGD."""
+
+    class Polynomial3(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Parameter(lib.randn(()))
+            self.b = lib.nn.Parameter(lib.randn(()))
+            self.c = lib.nn.Parameter(lib.randn(()))
+            self.d = lib.nn.Parameter(lib.randn(()))
+
+        def forward(self, x):
+            return self.a + self.b * x + self.c * x**2 + self.d * x**3
+
+        def string(self):
+            return (
+                f"y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + "
+                f"{self.d.item()} x^3"
+            )
+
+    lib.manual_seed(0)
+    x, y = _sine_data(lib)
+    model = Polynomial3()
+    criterion = lib.nn.MSELoss(reduction="sum")
+    optimizer = lib.optim.SGD(model.parameters(), lr=1e-6)
+    losses = []
+    for t in range(500):
+        y_pred = model(x)
+        loss = criterion(y_pred, y)
+        if t % 100 == 99:
+            losses.append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return {
+        "losses": losses,
+        "names": [name for name, _ in model.named_parameters()],
+        "repr": repr(model),
+        "a": model.a,
+        "is_parameter": isinstance(model.a, lib.nn.Parameter),
+    }
+
+
+@program("poly-dynamic-net", rtol=LOSS_RTOL, atol=1e-6)
+def _(lib, inp):
+    """The dynamic net: the forward pass reuses a parameter a random number of times."""
+
+    class DynamicNet(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Parameter(lib.randn(()))
+            self.b = lib.nn.Parameter(lib.randn(()))
+            self.c = lib.nn.Parameter(lib.randn(()))
+            self.d = lib.nn.Parameter(lib.randn(()))
+            self.e = lib.nn.Parameter(lib.randn(()))
+
+        def forward(self, x, rng):
+            y = self.a + self.b * x + self.c * x**2 + self.d * x**3
+            for exp in range(4, rng.randint(4, 6)):
+                y = y + self.e * x**exp
+            return y
+
+    lib.manual_seed(0)
+    rng = random.Random(0)
+    x, y = _sine_data(lib)
+    model = DynamicNet()
+    criterion = lib.nn.MSELoss(reduction="sum")
+    optimizer = lib.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+    losses = []
+    for t in range(300):
+        y_pred = model(x, rng)
+        loss = criterion(y_pred, y)
+        if t % 50 == 49:
+            losses.append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return {"losses": losses, "e": model.e.item()}
+
+
+# ----------------------------------------------------------------------------- nn.Module bookkeeping
+
+
+@program("module-repr-and-parameters")
+def _(lib, inp):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(
+        lib.nn.Linear(4, 3),
+        lib.nn.ReLU(),
+        lib.nn.Linear(3, 3, bias=False),
+        lib.nn.Tanh(),
+        lib.nn.Linear(3, 2),
+        lib.nn.Sigmoid(),
+    )
+    model.eval()
+    modes = [m.training for m in model.modules()]
+    model.train()
+    return {
+        "repr": repr(model),
+        "names": [n for n, _ in model.named_parameters()],
+        "shapes": [tuple(p.shape) for p in model.parameters()],
+        "children": [type(m).__name__ for m in model.children()],
+        "first_weight": model[0].weight,
+        "first_bias_repr": repr(model[0].bias),
+        "eval_modes": modes,
+        "train_mode": model.training,
+        "count": sum(p.numel() for p in model.parameters()),
+        "losses_repr": [
+            repr(lib.nn.MSELoss()),
+            repr(lib.nn.CrossEntropyLoss()),
+            repr(lib.nn.BCEWithLogitsLoss()),
+            repr(lib.nn.Softmax(dim=1)),
+            repr(lib.nn.ReLU(inplace=True)),
+            repr(lib.nn.Flatten()),
+        ],
+    }
+
+
+@program("module-custom-tree")
+def _(lib, inp):
+    class Block(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = lib.nn.Parameter(lib.ones(2))
+            self.inner = lib.nn.Linear(2, 2)
+            self.not_a_parameter = lib.ones(2)
+
+        def forward(self, x):
+            return self.inner(x) * self.scale
+
+    lib.manual_seed(1)
+    net = lib.nn.Sequential(Block(), lib.nn.ReLU(), Block())
+    out = net(lib.ones(5, 2)).sum()
+    out.backward()
+    grads_before = [p.grad is not None for p in net.parameters()]
+    net.zero_grad()
+    return {
+        "repr": repr(net),
+        "names": [n for n, _ in net.named_parameters()],
+        "out": out,
+        "grads_before": grads_before,
+        "grads_after": [p.grad for p in net.parameters()],
+        "modules": [n for n, _ in net.named_modules()],
+    }
+
+
+@program("linear-graph-and-shapes")
+def _(lib, inp):
+    lib.manual_seed(2)
+    layer = lib.nn.Linear(3, 2)
+    x1, x2, x3 = lib.ones(3), lib.ones(4, 3), lib.ones(2, 4, 3)
+    no_bias = lib.nn.Linear(3, 2, bias=False)
+    return {
+        "one": layer(x1),
+        "batch": layer(x2),
+        "batch3": layer(x3),
+        "no_bias": no_bias(x2),
+        "functional": lib.nn.functional.linear(x2, layer.weight, layer.bias),
+    }
+
+
+@program("classification-losses")
+def _(lib, inp):
+    lib.manual_seed(3)
+    logits = lib.randn(4, 3, requires_grad=True)
+    target = lib.tensor([0, 2, 1, 2])
+    ce = lib.nn.CrossEntropyLoss()(logits, target)
+    ce.backward()
+    scores = lib.randn(5, requires_grad=True)
+    labels = lib.tensor([1.0, 0.0, 1.0, 1.0, 0.0])
+    bce = lib.nn.BCEWithLogitsLoss()(scores, labels)
+    bce.backward()
+    probs = lib.nn.Softmax(dim=1)(logits)
+    return {
+        "ce": ce,
+        "logits": logits,
+        "bce": bce,
+        "scores": scores,
+        "probs_rows": probs.sum(1),
+        "ce_sum": lib.nn.functional.cross_entropy(logits, target, reduction="sum"),
+        "ce_none": lib.nn.functional.cross_entropy(logits, target, reduction="none"),
+        "nll": lib.nn.functional.nll_loss(lib.log_softmax(logits, 1), target),
+    }
+
+
+@program("one-sgd-step-by-hand")
+def _(lib, inp):
+    """What optimizer.step() does: p ← p − lr·grad, under no_grad."""
+    w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    optimizer = lib.optim.SGD([w], lr=0.1)
+    loss = (w * w).sum()
+    loss.backward()
+    grad = w.grad.clone()
+    before = w.detach().clone()
+    optimizer.step()
+    by_hand = before - 0.1 * grad
+    optimizer.zero_grad()
+    return {"w": w, "by_hand": by_hand, "grad_after_zero": w.grad, "repr": repr(w)}
+
+
+@program("adam-steps")
+def _(lib, inp):
+    w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    optimizer = lib.optim.Adam([w], lr=0.1)
+    trace = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        loss = ((w - 1) ** 2).sum()
+        loss.backward()
+        optimizer.step()
+        trace.append(w.detach().clone())
+    return {"trace": trace}
+
+
+# ----------------------------------------------------------------------------- d2l: activation gradients
+
+
+@program("d2l-activation-gradients")
+def _(lib, inp):
+    x = lib.arange(-8.0, 8.0, 0.1, requires_grad=True)
+    y = lib.relu(x)
+    y.backward(lib.ones_like(x), retain_graph=True)
+    relu_grad = x.grad.clone()
+    x.grad.data.zero_()
+    y = lib.sigmoid(x)
+    y.backward(lib.ones_like(x), retain_graph=True)
+    sigmoid_grad = x.grad.clone()
+    x.grad.data.zero_()
+    y = lib.tanh(x)
+    y.backward(lib.ones_like(x), retain_graph=True)
+    return {
+        "x": x,
+        "relu_grad": relu_grad,
+        "sigmoid_grad": sigmoid_grad,
+        "tanh_grad": x.grad,
+        "x80": x[80],
+    }
+
+
+@program("d2l-sin-derivative")
+def _(lib, inp):
+    x = lib.linspace(-3, 3, 13, requires_grad=True)
+    y = lib.sin(x)
+    y.sum().backward()
+    return {
+        "grad": x.grad,
+        "cos": lib.cos(x.detach()),
+        "match": lib.allclose(x.grad, lib.cos(x.detach())),
+    }
+
+
+@program("d2l-control-flow")
+def _(lib, inp):
+    def f(a):
+        b = a * 2
+        while b.norm() < 1000:
+            b = b * 2
+        if b.sum() > 0:
+            c = b
+        else:
+            c = 100 * b
+        return c
+
+    lib.manual_seed(0)
+    a = lib.randn(size=(), requires_grad=True)
+    d = f(a)
+    d.backward()
+    return {"a": a, "grad": a.grad, "ratio": (a.grad == d / a).item()}
+
+
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_material_golden(prog):
+    H.check_against_golden(prog)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_material_live(prog):
+    H.check_against_live_torch(prog)
