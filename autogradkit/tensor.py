@@ -623,6 +623,8 @@ class Tensor(MathMethods):
                 result.grad_fn._retained = weakref.ref(self)
                 result.grad_fn._hooked = True
             self.grad_fn = result.grad_fn
+            # The node's output is this tensor now: gradients for it take its dtype.
+            self.grad_fn.input_metadata = ((self._data.shape, self._data.dtype),)
             self._requires_grad = True
         else:
             other_data = other._data if isinstance(other, Tensor) else other

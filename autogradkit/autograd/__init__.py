@@ -18,12 +18,13 @@ from . import functional
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
     Accumulation,
+    BackwardPass,
     BackwardStep,
     backward_steps,
     prepare,
     run_to_end,
 )
-from .function import Function, FunctionCtx, Node, once_differentiable
+from .function import Edge, Function, FunctionCtx, Node, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -31,8 +32,10 @@ __all__ = [
     "backward",
     "grad",
     "backward_steps",
+    "BackwardPass",
     "BackwardStep",
     "Accumulation",
+    "Edge",
     "Function",
     "FunctionCtx",
     "Node",

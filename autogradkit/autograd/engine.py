@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from ..tensor import Tensor
 from . import grad_mode
 from .function import AccumulateGrad, Node
 
-__all__ = ["backward_steps", "BackwardStep", "Accumulation"]
+__all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
 
 CREATE_GRAPH_BACKWARD_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -53,21 +54,37 @@ class Accumulation:
     grad : Tensor
         The gradient added by this step.
     previous : Tensor or None
-        A copy of ``.grad`` before the step (None if it had none). Restoring it
-        undoes the step.
+        A copy of ``.grad`` before the step (None if it had none).
+
+    :meth:`undo` puts the ``.grad`` before the step back; :meth:`redo` the one after it.
     """
 
-    __slots__ = ("tensor", "_grad", "previous")
+    __slots__ = ("tensor", "_grad", "previous", "_after")
 
     def __init__(self, tensor, grad, previous) -> None:
         self.tensor, self._grad, self.previous = tensor, grad, previous
+        self._after = _copy(tensor._grad)
 
     @property
     def grad(self):
         return _as_tensor(self._grad)
 
+    def undo(self) -> None:
+        """Set ``tensor.grad`` back to what it was before this update."""
+        self.tensor._grad = _copy(self.previous)
+
+    def redo(self) -> None:
+        """Set ``tensor.grad`` to what this update made it."""
+        self.tensor._grad = _copy(self._after)
+
     def __repr__(self) -> str:
         return f"Accumulation(tensor shape={tuple(self.tensor.shape)}, grad={self.grad!r})"
+
+
+def _copy(tensor):
+    # A fresh array each time: the engine adds later gradients into .grad in place,
+    # which must never reach the copies kept for undo and redo.
+    return None if tensor is None else Tensor._make(np.array(tensor._data, copy=True))
 
 
 class BackwardStep:
@@ -106,12 +123,17 @@ class BackwardStep:
 
     @property
     def grad_inputs(self) -> tuple:
-        # The k-th entry of next_functions that is not None is the k-th slot.
-        sent = iter(self._sent or ())
-        return tuple(
-            _as_tensor(next(sent)) if next_node is not None else None
-            for next_node, _ in self.node.next_functions
-        )
+        return tuple(_as_tensor(grad) for grad in self._sent)
+
+    def undo(self) -> None:
+        """Undo this step's ``.grad`` updates (last first)."""
+        for accumulation in reversed(self.accumulations):
+            accumulation.undo()
+
+    def redo(self) -> None:
+        """Make this step's ``.grad`` updates again."""
+        for accumulation in self.accumulations:
+            accumulation.redo()
 
     def __repr__(self) -> str:
         return f"BackwardStep(index={self.index}, node={self.node.name()})"
@@ -133,149 +155,239 @@ class _GraphTask:
         root_grads: list,
         retain_graph: bool,
         create_graph: bool,
-        captures: dict[Node, list[int]] | None,
+        captures: dict[Node, list[int]] | None = None,
+        observed: bool = False,
     ) -> None:
         self.retain_graph = retain_graph
         self.create_graph = create_graph
+        # Observed (backward_steps): keep step records and what undo needs.
+        self.observed = observed
+        self.root_grads = root_grads
         self.captures = captures
         self.captured: list = [None] * (sum(len(v) for v in captures.values()) if captures else 0)
-        # Gradients waiting for their node: node -> [gradient, whether the engine
-        # made that array itself and may hand it to a leaf without copying].
-        self.buffers: dict[Node, list] = {}
+        # 1. Count, for every node reachable from the roots, the edges into it.
+        self.dependencies = _count_dependencies(roots)
+        self.total = len(self.dependencies)
+        self.needed = None if captures is None else _leading_to(captures, self.dependencies)
+        # Gradients waiting for their node, and the nodes whose waiting gradient
+        # the engine made itself (a leaf may keep it as .grad without a copy).
+        self.buffers: dict[Node, Any] = {}
+        self.owned: set[Node] = set()
         self.ready: list = []
         # Breaks ties between equal sequence numbers (roots of separate graphs) in
         # the order they became ready.
         self._tiebreak = itertools.count()
-
-        # 1. Count, for every node reachable from the roots, the edges into it.
-        dependencies: dict[Node, int] = {}
-        stack = []
-        for root in roots:
-            if root not in dependencies:
-                dependencies[root] = 0
-                stack.append(root)
-        while stack:
-            for slot in stack.pop()._slots:
-                child = slot[1]
-                if child in dependencies:
-                    dependencies[child] += 1
-                else:
-                    dependencies[child] = 1
-                    stack.append(child)
-        self.dependencies = dependencies
-        self.needed = (
-            self._nodes_leading_to_captures(dependencies) if captures is not None else None
-        )
-
+        self.steps_run = 0
+        self.changes: list[Accumulation] = []
         for root, grad in zip(roots, root_grads):
-            self._send(root, grad, False)
+            self._send(root, grad, grad)  # the caller's gradient: not ours to keep
         for root in dict.fromkeys(roots):
-            if dependencies[root] == 0:
+            if self.dependencies[root] == 0:
                 self._push(root)
 
-    def _nodes_leading_to_captures(self, nodes) -> set[Node]:
-        """autograd.grad runs only the nodes from which a requested input can be reached."""
-        parents: dict[Node, list[Node]] = {}
-        for node in nodes:
-            for slot in node._slots:
-                parents.setdefault(slot[1], []).append(node)
-        needed = set(self.captures)
-        stack = list(needed)
-        while stack:
-            node = stack.pop()
-            for parent in parents.get(node, ()):
-                if parent not in needed:
-                    needed.add(parent)
-                    stack.append(parent)
-        return needed
+    def run(self) -> Iterator[BackwardStep]:
+        """2. Run nodes whose gradient is complete, until none is left (yielding,
+        when the pass is observed, what each did)."""
+        while self.ready:
+            _, _, node = heapq.heappop(self.ready)  # the ready node recorded last
+            grad_output = self.buffers.pop(node)
+            if node._hooked:
+                grad_output = self._hooks_before(node, grad_output)
+            if self.captures is not None and self._capture(node, grad_output):
+                continue
+            grad_inputs = self._call(node, grad_output)
+            # 3. Send each input's gradient on; a node runs once every edge into
+            # it has delivered.
+            for (child, _), grad in zip(node.next_functions, grad_inputs):
+                if child is None:
+                    continue
+                if grad is not None:
+                    self._send(child, grad, grad_output)
+                self.dependencies[child] -= 1
+                if self.dependencies[child] == 0 and child in self.buffers:
+                    self._push(child)
+            if self.observed:
+                yield self._record(node, grad_output, grad_inputs)
 
+    # -- the steps of the loop -----------------------------------------------------
     def _push(self, node: Node) -> None:
         # Highest sequence number first: the node recorded last in forward runs first.
         heapq.heappush(self.ready, (-node._sequence_nr, next(self._tiebreak), node))
 
-    def _send(self, node: Node, grad, fresh: bool) -> None:
-        """Add ``grad`` into ``node``'s buffer (gradients from several paths sum)."""
-        entry = self.buffers.get(node)
-        if entry is None:
-            self.buffers[node] = [grad, fresh]
+    def _capture(self, node: Node, grad) -> bool:
+        """``autograd.grad`` keeps the gradient of each input it was asked about,
+        stores no ``.grad``, and runs only the nodes that lead to those inputs:
+        True if ``node`` is to be skipped."""
+        for position in self.captures.get(node, ()):
+            self.captured[position] = grad
+        return type(node) is AccumulateGrad or node not in self.needed
+
+    def _call(self, node: Node, grad_output) -> list:
+        """Run ``node``: a leaf's ``AccumulateGrad`` adds the gradient to ``.grad``;
+        any other node applies the chain rule and returns one gradient per edge."""
+        if type(node) is AccumulateGrad:
+            self._accumulate(node, grad_output)
+            return []
+        if self.create_graph:
+            with grad_mode.enable_grad():
+                grad_inputs = node.apply(grad_output, True)
         else:
-            total = entry[0] + grad
-            is_array = type(total) is not Tensor  # a made-here array: ours to hand on
-            # (np.asarray: NumPy returns 0-d sums as scalars)
-            entry[0], entry[1] = (np.asarray(total) if is_array else total), is_array
+            grad_inputs = node.apply(grad_output, False)
+        if node._hooked and node._post_hooks is not None:
+            grad_inputs = _run_post_hooks(node, grad_inputs, grad_output)
+        if not self.retain_graph:
+            node._release()  # 4. Free the saved tensors.
+        return grad_inputs
 
-    def run(self) -> Iterator[tuple]:  # noqa: C901 - to be split in the readable-core work (issue 10)
-        """Run ready nodes until none is left, yielding
-        ``(node, grad_output, grads_sent, accumulations)`` after each."""
-        buffers, dependencies, ready = self.buffers, self.dependencies, self.ready
-        create_graph, retain_graph = self.create_graph, self.retain_graph
-        captures, needed = self.captures, self.needed
-        heappop, heappush = heapq.heappop, heapq.heappush
-        tiebreak = self._tiebreak
-        while ready:
-            node = heappop(ready)[2]
-            grad, fresh = buffers.pop(node)
-            accumulations = ()
-            hooked = node._hooked
-            if hooked:
-                if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
-                    grad = _run_pre_hooks(node, grad, create_graph)
-                    fresh = False
-                if node._retained is not None:
-                    accumulations = _retain(node, grad, create_graph)
-            if captures is not None:
-                for position in captures.get(node, ()):
-                    self.captured[position] = grad
-                if type(node) is AccumulateGrad or node not in needed:
-                    continue
-            if type(node) is AccumulateGrad:
-                previous = node.accumulate(grad, create_graph, fresh)
-                yield node, grad, (), accumulations + (Accumulation(node.variable, grad, previous),)
+    def _send(self, node: Node, grad, grad_output) -> None:
+        """Add ``grad`` into ``node``'s buffer (gradients from several paths sum)."""
+        waiting = self.buffers.get(node)
+        if waiting is None:
+            self.buffers[node] = grad
+            # An array the backward formula just made (not its input passed through,
+            # not a view) can become a leaf's .grad without a copy.
+            if grad is not grad_output and not self.create_graph and grad.base is None:
+                self.owned.add(node)
+            return
+        total = waiting + grad
+        if type(total) is not Tensor:
+            total = np.asarray(total)  # NumPy returns 0-d sums as scalars
+            self.owned.add(node)  # a sum made here: ours to hand on
+        self.buffers[node] = total
+
+    def _record(self, node: Node, grad_output, grad_inputs: list) -> BackwardStep:
+        step = BackwardStep(self.steps_run, node, grad_output, grad_inputs, tuple(self.changes))
+        self.steps_run += 1
+        self.changes = []
+        return step
+
+    # -- hooks and .grad updates ----------------------------------------------------
+    def _hooks_before(self, node: Node, grad):
+        if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
+            grad = _run_pre_hooks(node, grad, self.create_graph)
+            self.owned.discard(node)
+        if node._retained is not None:
+            self._retain(node, grad)
+        return grad
+
+    def _retain(self, node: Node, grad) -> None:
+        """``retain_grad()``: this non-leaf's ``.grad`` gets the gradient too."""
+        tensor = node._retained()
+        if tensor is None:
+            return
+        previous = tensor._grad
+        value = _as_tensor(grad if self.create_graph else np.array(grad, copy=True))
+        tensor._grad = value if previous is None else previous + value
+        if self.observed:
+            self.changes.append(Accumulation(tensor, grad, previous))
+
+    def _accumulate(self, node: AccumulateGrad, grad) -> None:
+        owned = node in self.owned
+        self.owned.discard(node)
+        previous = node.accumulate(grad, self.create_graph, owned, keep_previous=self.observed)
+        if self.observed:
+            self.changes.append(Accumulation(node.variable, grad, previous))
+
+
+def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
+    """For every node reachable from the roots, how many edges lead into it."""
+    dependencies: dict[Node, int] = {}
+    stack = []
+    for root in roots:
+        if root not in dependencies:
+            dependencies[root] = 0
+            stack.append(root)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
                 continue
-            if create_graph:
-                with grad_mode.enable_grad():
-                    sent = node.apply(grad, True)
+            if child in dependencies:
+                dependencies[child] += 1
             else:
-                sent = node.apply(grad, False)
-            if hooked and node._post_hooks is not None:
-                sent = _run_post_hooks(node, sent, grad)
-            if not retain_graph:
-                node._release()
-            for slot, child_grad in zip(node._slots, sent):
-                child = slot[1]
-                if child_grad is not None:
-                    # An array the backward formula just made (not its input passed
-                    # through, not a view) can become a leaf's .grad without a copy.
-                    self._send(
-                        child,
-                        child_grad,
-                        child_grad is not grad and not create_graph and child_grad.base is None,
-                    )
-                remaining = dependencies[child] - 1
-                dependencies[child] = remaining
-                if remaining == 0 and child in buffers:
-                    heappush(ready, (-child._sequence_nr, next(tiebreak), child))
-            yield node, grad, sent, accumulations
+                dependencies[child] = 1
+                stack.append(child)
+    return dependencies
 
 
-class _Steps:
-    """The iterator :func:`backward_steps` returns: the engine's records, numbered
-    and wrapped as :class:`BackwardStep` objects."""
+def _leading_to(targets, nodes) -> set[Node]:
+    """The nodes among ``nodes`` from which one of ``targets`` can be reached."""
+    parents: dict[Node, list[Node]] = {}
+    for node in nodes:
+        for child, _ in node.next_functions:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    needed = set(targets)
+    stack = list(needed)
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed
+
+
+class BackwardPass:
+    """A backward pass run one node per ``next()``: what :func:`backward_steps`
+    returns.
+
+    It is an iterator of :class:`BackwardStep` records, and it also tells, read
+    only, where the pass stands: how many nodes it will run, which nodes are still
+    pending and how many gradients each still waits for, the gradients already
+    waiting in their buffers, and the gradients it started from.
+
+    Attributes
+    ----------
+    total : int
+        How many nodes the pass runs (every node the roots depend on, once).
+    root_grads : tuple of Tensor
+        The seed: one gradient per tensor the pass starts from (``tensor(1.)`` for
+        a scalar ``loss``).
+    """
 
     def __init__(self, task: _GraphTask) -> None:
-        self.task = task
+        self._task = task
         self._records = task.run()
-        self._index = 0
+        self.total = task.total
+        self.root_grads = tuple(_as_tensor(grad) for grad in task.root_grads)
 
-    def __iter__(self) -> _Steps:
+    def __iter__(self) -> BackwardPass:
         return self
 
     def __next__(self) -> BackwardStep:
+        # Backward formulas meet x/0 and 0·inf at the edges of their domains;
+        # PyTorch returns inf/nan there without a word.
         with np.errstate(all="ignore"):
-            node, grad, sent, accumulations = next(self._records)
-        step = BackwardStep(self._index, node, grad, sent, accumulations)
-        self._index += 1
-        return step
+            return next(self._records)  # type: ignore[return-value]
+
+    @property
+    def next_node(self) -> Node | None:
+        """The node the next ``next()`` runs (None when the pass is over)."""
+        ready = self._task.ready
+        return ready[0][2] if ready else None
+
+    @property
+    def finished(self) -> bool:
+        """True once no node is left to run."""
+        return not self._task.ready
+
+    @property
+    def pending(self) -> dict[Node, int]:
+        """Every node still to run, with how many of the edges into it have yet to
+        deliver their gradient (0: ready)."""
+        task = self._task
+        return {
+            node: count
+            for node, count in task.dependencies.items()
+            if count > 0 or node in task.buffers
+        }
+
+    @property
+    def buffered(self) -> dict[Node, Tensor]:
+        """The gradients waiting for their node: the sum of what has arrived so far."""
+        return {node: _as_tensor(grad) for node, grad in self._task.buffers.items()}
+
+    def __repr__(self) -> str:
+        return f"<BackwardPass: {self._task.steps_run} of {self.total} nodes run>"
 
 
 def _run_pre_hooks(node: Node, grad, create_graph: bool):
@@ -303,17 +415,8 @@ def _run_post_hooks(node: Node, sent: list, grad) -> list:
     return [None if g is None else (g._data if not node._differentiable else g) for g in inputs]
 
 
-def _retain(node: Node, grad, create_graph: bool) -> tuple:
-    tensor = node._retained()
-    if tensor is None:
-        return ()
-    previous = tensor._grad
-    value = grad if create_graph else np.array(grad, copy=True)
-    tensor._grad = _as_tensor(value) if previous is None else previous + _as_tensor(value)
-    return (Accumulation(tensor, grad, previous),)
-
-
-def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:  # noqa: C901 - to be split in the readable-core work (issue 10)
+def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:
+    """The seed of the pass: one gradient per tensor (``1`` for a scalar given none)."""
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     if len(grad_tensors) != len(tensors):
@@ -326,33 +429,38 @@ def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: 
         if not isinstance(tensor, Tensor):
             raise TypeError(f"backward expects tensors, got {type(tensor).__name__}")
         if grad is None:
-            if tensor._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if tensor._data.dtype.kind != "f":
-                raise RuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"torch.{tensor.dtype.name}"
-                )
-            value = np.ones(tensor._data.shape, dtype=tensor._data.dtype)
+            value = _implicit_grad(tensor)
         else:
-            if not isinstance(grad, Tensor):
-                raise TypeError(
-                    f"gradients can be either Tensors or None, but got {type(grad).__name__}"
-                )
-            if grad._data.shape != tensor._data.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"torch.Size({list(grad._data.shape)}) and output[{i}] has a shape of "
-                    f"torch.Size({list(tensor._data.shape)})."
-                )
-            if create_graph:
-                grads.append(grad)
-                continue
-            value = grad._data
-            if value.dtype != tensor._data.dtype:
-                value = value.astype(tensor._data.dtype)
-        grads.append(Tensor._make(value) if create_graph else value)
+            value = _given_grad(i, tensor, grad, create_graph)
+        grads.append(_as_tensor(value) if create_graph else value)
     return grads
+
+
+def _implicit_grad(tensor: Tensor) -> np.ndarray:
+    """``loss.backward()`` means ``loss.backward(torch.tensor(1.))``: scalars only."""
+    if tensor._data.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if tensor._data.dtype.kind != "f":
+        raise RuntimeError(
+            "grad can be implicitly created only for real scalar outputs but got "
+            f"torch.{tensor.dtype.name}"
+        )
+    return np.ones(tensor._data.shape, dtype=tensor._data.dtype)
+
+
+def _given_grad(i: int, tensor: Tensor, grad, create_graph: bool):
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    if grad._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of "
+            f"torch.Size({list(grad._data.shape)}) and output[{i}] has a shape of "
+            f"torch.Size({list(tensor._data.shape)})."
+        )
+    if create_graph:
+        return grad
+    value = grad._data
+    return value if value.dtype == tensor._data.dtype else value.astype(tensor._data.dtype)
 
 
 def _root_nodes(tensors: Sequence) -> list[Node]:
@@ -375,12 +483,10 @@ def prepare(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     inputs: Sequence | None = None,
+    observed: bool = False,
 ) -> _GraphTask:
     """Validate the arguments and set up a pass (used by backward, grad and the stepper)."""
-    if isinstance(tensors, Tensor):
-        tensors = (tensors,)
-    else:
-        tensors = tuple(tensors)
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
     elif grad_tensors is not None:
@@ -389,17 +495,22 @@ def prepare(
         retain_graph = create_graph
     roots = _root_nodes(tensors)
     grads = _make_grads(tensors, grad_tensors, create_graph)
-    captures = None
-    if inputs is not None:
-        captures = {}
-        for position, tensor in enumerate(inputs):
-            if not isinstance(tensor, Tensor):
-                raise TypeError(f"inputs must be Tensors, got {type(tensor).__name__}")
-            if not tensor._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
-            captures.setdefault(node, []).append(position)
-    return _GraphTask(roots, grads, retain_graph, create_graph, captures)
+    captures = None if inputs is None else _captures(inputs)
+    return _GraphTask(roots, grads, retain_graph, create_graph, captures, observed)
+
+
+def _captures(inputs: Sequence) -> dict[Node, list[int]]:
+    """For ``autograd.grad``: the node of each input, and where its gradient goes
+    in the result."""
+    captures: dict[Node, list[int]] = {}
+    for position, tensor in enumerate(inputs):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(tensor).__name__}")
+        if not tensor._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
+        captures.setdefault(node, []).append(position)
+    return captures
 
 
 def run_to_end(task: _GraphTask) -> None:
@@ -413,25 +524,32 @@ def run_to_end(task: _GraphTask) -> None:
 
 def backward_steps(
     tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False
-) -> Iterator[BackwardStep]:
+) -> BackwardPass:
     """Run a backward pass one node at a time.
 
     Arguments are checked, and the graph's dependencies counted, when you call it;
     each ``next()`` then runs one node and returns its :class:`BackwardStep`.
     Draining the iterator does exactly what ``autograd.backward(tensors,
     grad_tensors, retain_graph, create_graph)`` does — that function is this loop.
+    The :class:`BackwardPass` it returns also tells where the pass stands
+    (``total``, ``pending``, ``buffered``, ``next_node``, ``root_grads``).
 
     Examples
     --------
     >>> import autogradkit as torch
     >>> a = torch.tensor([2.0, 3.0], requires_grad=True)
     >>> loss = (a * a).sum()
-    >>> for step in torch.autograd.backward_steps(loss):
+    >>> steps = torch.autograd.backward_steps(loss)
+    >>> steps.total, steps.next_node.name(), steps.root_grads
+    (3, 'SumBackward0', (tensor(1.),))
+    >>> for step in steps:
     ...     print(step.index, step.node.name(), step.grad_output)
     0 SumBackward0 tensor(1.)
     1 MulBackward0 tensor([1., 1.])
     2 autogradkit::autograd::AccumulateGrad tensor([4., 6.])
     >>> a.grad
     tensor([4., 6.])
+    >>> step.undo(); a.grad is None
+    True
     """
-    return _Steps(prepare(tensors, grad_tensors, retain_graph, create_graph))
+    return BackwardPass(prepare(tensors, grad_tensors, retain_graph, create_graph, observed=True))

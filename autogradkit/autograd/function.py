@@ -44,7 +44,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -109,18 +109,42 @@ def sum_to_shape(grad, shape: tuple[int, ...]):
     return grad
 
 
+class Edge(NamedTuple):
+    """Where a gradient goes: into ``node``, as the gradient of its forward output
+    number ``input_nr`` (PyTorch: ``torch::autograd::Edge``).
+
+    ``node`` is None for an input that needs no gradient. Edges print as PyTorch
+    prints them, as a ``(node, input_nr)`` pair, and unpack like one.
+    """
+
+    node: Node | None
+    input_nr: int
+
+    def __repr__(self) -> str:
+        return f"({self.node!r}, {self.input_nr})"
+
+
+NO_EDGE = Edge(None, 0)
+
+
 class Node:
     """One recorded operation in the backward graph (PyTorch: ``torch.autograd.graph.Node``).
 
     Attributes
     ----------
-    next_functions : tuple of (Node or None, int)
-        One pair per tensor input of the operation: the node that produced that input
-        (its ``grad_fn``, or the ``AccumulateGrad`` of a leaf) and which of that node's
-        outputs it was. ``None`` where the input does not require grad. Walking these
-        from ``loss.grad_fn`` visits the whole graph.
+    next_functions : tuple of Edge
+        One ``(node, input_nr)`` edge per input PyTorch lists for the operation: the
+        node that produced that input (its ``grad_fn``, or the ``AccumulateGrad`` of
+        a leaf) and which of that node's outputs it was; ``(None, 0)`` where the
+        input needs no gradient. Walking these from ``loss.grad_fn`` visits the
+        whole graph.
     needs_input_grad : tuple of bool
         Per ``forward`` argument: does a gradient need to flow there?
+    input_metadata : tuple of (shape, dtype)
+        Per forward output, the shape and NumPy dtype of that output: a gradient
+        arriving for it is summed back to this shape and cast to this dtype. (The
+        name is PyTorch's: the *inputs* of a backward node are the gradients of the
+        forward's *outputs*.)
     metadata : dict
         Free space for your own annotations (as in PyTorch).
     """
@@ -129,16 +153,20 @@ class Node:
     # defaults that a node overrides only when it needs to (most never do), which
     # keeps recording an operation cheap.
     __slots__ = (
-        "_listed",
+        "next_functions",
         "needs_input_grad",
-        "_slots",
+        "input_metadata",
         "_sequence_nr",
+        "_inputs",
         "_to_save",
         "_saved",
         "_saved_sources",
         "__dict__",
         "__weakref__",
     )
+    next_functions: tuple[Edge, ...]
+    needs_input_grad: tuple[bool, ...]
+    input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...]
     _differentiable = False
     _tensor_pre_hooks: list | None = None
     _pre_hooks: list | None = None
@@ -149,22 +177,8 @@ class Node:
     _hooked = False
     _name = "Node"
     _function: type[Function] | None = None
-    # Tensor inputs that do not require grad (``x`` and ``y`` in the tutorial):
-    # ``(argument index, tensor)`` pairs. The engine never reads them; they let a
-    # drawing of the graph show every input of the forward pass, as PyTorch's
-    # tutorial picture does. Set on the few nodes that have such inputs.
-    _untracked_inputs: tuple = ()
 
     # -- identity ---------------------------------------------------------------
-    @property
-    def next_functions(self) -> tuple:
-        """One ``(node, input_nr)`` pair per input PyTorch lists for this operation;
-        ``(None, 0)`` where no gradient flows."""
-        edges = {slot[0]: (slot[1], slot[2]) for slot in self._slots}
-        return tuple(
-            edges.get(index, _NO_EDGE) for index, listed in enumerate(self._listed) if listed
-        )
-
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
         return self._name
@@ -177,6 +191,17 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self._name} object at {id(self):#x}>"
+
+    @property
+    def untracked_inputs(self) -> tuple:
+        """The tensor inputs of the forward that need no gradient (``x`` and ``y`` in
+        the tutorial): their edges are ``(None, 0)``. Not in PyTorch: a drawing of
+        the graph shows them, as the tutorial's picture does."""
+        return tuple(
+            arg
+            for arg, needed in zip(self._inputs, self.needs_input_grad)
+            if not needed and type(arg) is Tensor
+        )
 
     # -- saved tensors ------------------------------------------------------------
     def save_for_backward(self, *values: Any) -> None:
@@ -272,29 +297,53 @@ class Node:
         return _RemovableHandle(self._pre_hooks, fn)
 
     # -- running ----------------------------------------------------------------
+    @property
+    def sequence_nr(self) -> int | float:
+        """When the operation was recorded: 0 for the first, 1 for the next, …
+        (``AccumulateGrad``: infinity, so a leaf's gradient is stored as soon as it
+        is complete). Among nodes ready to run, the engine runs the highest first."""
+        return self._sequence_nr
+
     def apply(self, grad_output, create_graph: bool = False) -> list:
-        """Run ``backward`` for this node and return one gradient per entry of
-        ``_slots`` (the inputs that need one), each summed back to its input's shape
-        and dtype. ``None`` where ``backward`` gave none."""
+        """Run ``backward`` for this node: one gradient per entry of
+        ``next_functions`` (None where no gradient flows), each summed back to the
+        shape, and cast to the dtype, of the input it is for."""
         if create_graph or self._differentiable:
-            self._differentiable = create_graph
+            self._differentiable = create_graph  # saved_tensors then hands out tensors
         grads = self._function.backward(self, grad_output)
         if type(grads) is not tuple:
             grads = (grads,)
-        results = []
-        for index, _, _, shape, dtype in self._slots:
-            grad = grads[index]
-            if grad is not None:
-                if grad.shape != shape:
-                    grad = sum_to_shape(grad, shape)
-                    if grad.shape != shape:
-                        grad = grad.reshape(shape)
-                if type(grad) is not np.ndarray and not create_graph:
-                    grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
-                if grad.dtype != dtype:
-                    grad = grad.astype(dtype) if not create_graph else grad.to(_dtype_of(dtype))
-            results.append(grad)
-        return results
+        # backward gives one gradient per forward argument; the k-th argument that
+        # needs a gradient is the k-th edge that leads somewhere.
+        tracked = itertools.compress(grads, self.needs_input_grad)
+        sent = []
+        for node, input_nr in self.next_functions:
+            if node is None:
+                sent.append(None)
+                continue
+            grad = next(tracked)
+            shape, dtype = node.input_metadata[input_nr]
+            if grad is not None and (
+                type(grad) is not np.ndarray or grad.shape != shape or grad.dtype != dtype
+            ):
+                grad = _fit_to_input(grad, shape, dtype, create_graph)
+            sent.append(grad)
+        return sent
+
+
+def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):
+    """Give a gradient the shape and dtype of the input it is for: sum it over the
+    axes along which that input was broadcast (PyTorch does this once, in the
+    engine, so no operation has to)."""
+    if grad.shape != shape:
+        grad = sum_to_shape(grad, shape)
+        if grad.shape != shape:
+            grad = grad.reshape(shape)
+    if create_graph:
+        return grad if grad.dtype == dtype else grad.to(_dtype_of(dtype))
+    if type(grad) is not np.ndarray:
+        grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
+    return grad if grad.dtype == dtype else grad.astype(dtype)
 
 
 def _dtype_of(numpy_dtype):
@@ -325,12 +374,18 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self._to_save = self._saved = self._saved_sources = None
         self.variable = variable
-        self._listed = ()
+        self._inputs = ()
+        self.next_functions = ()
         self.needs_input_grad = ()
-        self._slots = ()
         # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
         # gradient is stored as soon as every contribution to it has arrived.
         self._sequence_nr = math.inf
+
+    @property  # type: ignore[override]
+    def input_metadata(self) -> tuple:
+        """The leaf's shape and dtype, as it is now."""
+        data = self.variable._data
+        return ((data.shape, data.dtype),)
 
     def name(self) -> str:
         return "autogradkit::autograd::AccumulateGrad"
@@ -338,9 +393,13 @@ class AccumulateGrad(Node):
     def formula(self) -> str:
         return r"\texttt{leaf.grad} \mathrel{+}= \texttt{grad\_output}"
 
-    def accumulate(self, grad, create_graph: bool, owned: bool):
-        """Add ``grad`` into ``variable.grad``; return the previous ``.grad``
-        (a copy, since accumulation is in place) or None."""
+    def accumulate(self, grad, create_graph: bool, owned: bool, keep_previous: bool = True):
+        """Add ``grad`` into ``variable.grad``.
+
+        ``owned``: the engine made this array and nothing else holds it, so it may
+        become ``.grad`` without a copy. Returns the previous ``.grad`` (a copy,
+        since the sum is taken in place) when ``keep_previous``, else None.
+        """
         variable = self.variable
         if variable.grad_fn is not None:
             # It was a leaf when the graph was built, then an in-place op gave it history.
@@ -348,29 +407,35 @@ class AccumulateGrad(Node):
         if not variable._requires_grad:
             # requires_grad_(False) after the graph was built: nothing to store (PyTorch).
             return None
-        if type(grad) is not Tensor:
-            if grad.shape != variable._data.shape:
-                grad = np.asarray(sum_to_shape(grad, variable._data.shape))
-            if grad.dtype != variable._data.dtype:
-                grad = grad.astype(variable._data.dtype)
         old = variable._grad
         if old is None:
-            if type(grad) is Tensor:
-                variable._grad = grad if create_graph else Tensor._make(grad._data)
-            else:
-                # The gradient array may be shared (a pass-through of Add, or the user's
-                # own `gradient=`), so store a private copy unless the engine knows it
-                # was freshly made for us.
-                variable._grad = Tensor._make(grad if owned else grad.copy())
+            variable._grad = _first_grad(grad, variable, create_graph, owned)
             return None
         if create_graph or old.grad_fn is not None or type(grad) is Tensor:
             new = old + (grad if type(grad) is Tensor else Tensor._make(grad))
             variable._grad = new if create_graph else new.detach()
             return old
-        previous = Tensor._make(old._data.copy())
-        np.add(old._data, grad, out=old._data)
+        previous = Tensor._make(old._data.copy()) if keep_previous else None
+        np.add(old._data, _fit_array(grad, old._data), out=old._data)
         old._version_counter[0] += 1
         return previous
+
+
+def _first_grad(grad, variable, create_graph: bool, owned: bool):
+    """What ``.grad`` becomes on the first accumulation into ``variable``."""
+    if type(grad) is Tensor:
+        return grad if create_graph else Tensor._make(grad._data)
+    fitted = _fit_array(grad, variable._data)
+    # The gradient array may be shared (a pass-through of Add, or the user's own
+    # `gradient=`), so store a private copy unless the engine knows it was made
+    # for us alone.
+    return Tensor._make(fitted if owned or fitted is not grad else fitted.copy())
+
+
+def _fit_array(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
+    if grad.shape != like.shape:
+        grad = np.asarray(sum_to_shape(grad, like.shape))
+    return grad if grad.dtype == like.dtype else grad.astype(like.dtype)
 
 
 class FunctionCtx:
@@ -421,86 +486,101 @@ class Function:
         return None
 
     @classmethod
-    def apply(cls, *args: Any):  # noqa: C901 - to be split in the readable-core work (issue 10)
-        """Run the operation on tensors (or numbers) and record it when needed."""
-        record = False
-        arrays = []
-        needs = []
-        for arg in args:
-            if type(arg) is Tensor:
-                arrays.append(arg._data)
-                needs.append(arg._requires_grad)
-                if arg._requires_grad:
-                    record = True
-            else:
-                arrays.append(arg)
-                needs.append(False)
-        node = cls._node_class.__new__(cls._node_class)
-        node._to_save = None
+    def apply(cls, *args: Any):
+        """Run the operation on tensors (or numbers) and record it when needed.
+
+        The context ``ctx`` that ``forward`` fills in becomes the result's
+        ``grad_fn`` when an input needs a gradient and grad mode is on.
+        """
+        ctx = cls._node_class.__new__(cls._node_class)
+        ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
-        needs = tuple(needs)
-        # Share one tuple per pattern: a graph keeps every node's tuple alive, and
-        # fewer long-lived objects make Python's cyclic GC cheaper.
-        node.needs_input_grad = _PATTERNS.setdefault(needs, needs)
+        arrays, ctx.needs_input_grad = _unwrap(args)
         try:
-            out = cls.forward(node, *arrays)
+            out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
-            translated = cls.forward_error(arrays, error)
-            if translated is None:
-                raise
-            raise translated from None
+            raise cls._in_pytorch_words(arrays, error) from None
         if type(out) is not np.ndarray:
-            scalar, out = out, np.asarray(out)  # NumPy returns scalars for 0-d results
-            saved = node._to_save
-            if saved is not None:
-                for value in saved:
-                    if value is scalar:
-                        # forward saved the scalar: save the array the result holds instead
-                        node._to_save = tuple(out if v is scalar else v for v in saved)
-                        break
-        if not record or not grad_mode._state.enabled:
-            result = Tensor._make(out)
-            if cls.creates_view:
-                _link_view(result, args[0])
-            return result
-
-        # Record: link the node to the nodes that produced its inputs.
-        # _slots: where each gradient goes (the engine's view of the edges);
-        # _listed: which arguments PyTorch lists in next_functions (tensors, and for
-        # arithmetic also Python numbers), kept as one shared tuple per pattern.
-        listed = []
-        slots = []
-        untracked = None
-        for index, arg in enumerate(args):
-            if type(arg) is Tensor:
-                listed.append(True)
-                if arg._requires_grad:
-                    edge = arg.grad_fn or arg._grad_accumulator()
-                    slots.append((index, edge, 0, arg._data.shape, arg._data.dtype))
-                elif untracked is None:
-                    untracked = [(index, arg)]
-                else:
-                    untracked.append((index, arg))
-            else:
-                listed.append(cls.scalars_are_inputs and isinstance(arg, (int, float)))
-        if untracked is not None:
-            node._untracked_inputs = tuple(untracked)
-        listed = tuple(listed)
-        node._listed = _PATTERNS.setdefault(listed, listed)
-        node._slots = slots
-        node._sequence_nr = next(_sequence_numbers)
-        result = Tensor._make(out, node)
-        saved = node._to_save
-        node._saved = saved
-        node._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
+            out = _scalar_as_array(ctx, out)  # NumPy gives scalars for 0-d results
+        record = True in ctx.needs_input_grad and grad_mode._state.enabled
+        result = Tensor._make(out, ctx if record else None)
+        if record:
+            _record(ctx, args, out, result, cls.scalars_are_inputs)
         if cls.creates_view:
             _link_view(result, args[0])
         return result
 
+    @classmethod
+    def _in_pytorch_words(cls, arrays: list, error: Exception) -> Exception:
+        """The error to raise for a NumPy error in ``forward``: PyTorch's, where
+        :meth:`forward_error` knows it, else NumPy's own."""
+        translated = cls.forward_error(arrays, error)
+        return error if translated is None else translated
 
-_PATTERNS: dict[tuple, tuple] = {}
-_NO_EDGE = (None, 0)
+
+def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are_inputs: bool):
+    """Make ``ctx`` the backward node of ``result``: link it to the nodes that
+    produced its inputs, number it, and keep what forward saved."""
+    edges = []
+    for arg in args:
+        if type(arg) is not Tensor:
+            if scalars_are_inputs and isinstance(arg, (int, float)):
+                edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
+        elif arg._requires_grad:
+            # gradient_edge(arg), written out: this runs for every input of every op.
+            edges.append(_new_tuple(Edge, (arg.grad_fn or arg._grad_accumulator(), 0)))
+        else:
+            edges.append(NO_EDGE)
+    ctx.next_functions = tuple(edges)
+    ctx._inputs = args
+    ctx.input_metadata = ((out.shape, out.dtype),)
+    ctx._sequence_nr = next(_sequence_numbers)
+    saved = ctx._to_save
+    ctx._saved = saved
+    # With each saved tensor, its version now: backward checks it is unchanged.
+    ctx._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
+
+
+def _unwrap(args: tuple) -> tuple[list, tuple[bool, ...]]:
+    """``forward``'s arguments (a tensor becomes its array, anything else stays as
+    it is) and, per argument, whether it needs a gradient."""
+    arrays = []
+    needs = []
+    for arg in args:
+        if type(arg) is Tensor:
+            arrays.append(arg._data)
+            needs.append(arg._requires_grad)
+        else:
+            arrays.append(arg)
+            needs.append(False)
+    return arrays, tuple(needs)
+
+
+def gradient_edge(tensor: Tensor) -> Edge:
+    """The edge along which ``tensor``'s gradient flows: into its ``grad_fn``, or
+    into the ``AccumulateGrad`` of a leaf that requires grad; ``(None, 0)`` if it
+    needs no gradient (PyTorch: ``torch::autograd::impl::gradient_edge``)."""
+    if not tensor._requires_grad:
+        return NO_EDGE
+    # tuple.__new__ builds the same Edge as Edge(node, 0), at a third of the cost
+    # (a NamedTuple's own constructor is a Python function).
+    return _new_tuple(Edge, (tensor.grad_fn or tensor._grad_accumulator(), 0))
+
+
+_new_tuple = tuple.__new__
+
+
+def _scalar_as_array(ctx: Node, scalar: Any) -> np.ndarray:
+    """NumPy returns scalars for 0-d results: make the result an array, and if
+    forward saved that scalar, save the array instead."""
+    out = np.asarray(scalar)
+    saved = ctx._to_save
+    if saved is not None and any(value is scalar for value in saved):
+        ctx._to_save = tuple(out if value is scalar else value for value in saved)
+    return out
+
+
 _CONSTANT_SOURCE = (None, 0, "constant", None)
 
 

@@ -61,7 +61,7 @@ def grad_chart_svg(name: str, grad, shape: tuple) -> tuple[float, str]:
             f'stroke="#d0d7de" stroke-dasharray="4 3"/><text x="{width / 2}" y="{TITLE_HEIGHT + 70}" '
             f'text-anchor="middle" fill="#6e7781">None yet</text></g>'
         )
-    values = np.asarray(grad._data if hasattr(grad, "_data") else grad, dtype=float)
+    values = np.asarray(grad, dtype=float)
     kind = display_kind(values.shape)
     if kind == "bars" and values.size > MAX_BARS:
         kind = "heatmap"

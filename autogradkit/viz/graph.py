@@ -26,7 +26,7 @@ from html import escape
 
 import numpy as np
 
-from ..autograd.function import AccumulateGrad, Node
+from ..autograd.function import SECOND_BACKWARD_MESSAGE, AccumulateGrad, Node, gradient_edge
 from ..tensor import Tensor
 from ._html import svg_img
 from ._style import format_value
@@ -179,7 +179,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
         named.setdefault(id(tensor), (name, tensor))
     tensor_names = {key: name for key, (name, _) in named.items()}
     op_names = {t.grad_fn: name for name, t in named.values() if t.grad_fn is not None}
-    by_array = {id(t._data): t for _, t in named.values()}
+    by_array = {id(_array(t)): t for _, t in named.values()}
 
     graph = Graph()
     counts: dict[str, int] = {}
@@ -217,7 +217,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
         for child, _ in node.next_functions:
             if child is not None and child not in seen:
                 stack.append(child)
-    ops.sort(key=lambda n: n._sequence_nr)
+    ops.sort(key=lambda n: n.sequence_nr)
     shapes = _output_shapes(ops, roots)
     for op in ops:
         box = GraphNode(
@@ -247,7 +247,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
         for child, _ in op.next_functions:
             if child is not None:
                 connect(box_for(child), target)
-        for _, tensor in op._untracked_inputs:
+        for tensor in op.untracked_inputs:
             connect(tensor_box("input", _named_original(tensor, by_array), "input"), target)
 
     for position, root in enumerate(roots):
@@ -262,7 +262,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
             connect(graph.box_of[root.grad_fn], output)
             graph.box_of[root.grad_fn].output_name = None  # the output box shows the name
         elif root.requires_grad:
-            box_for(root._grad_accumulator())
+            box_for(gradient_edge(root).node)
         else:
             raise RuntimeError(
                 f"element {position} of tensors does not require grad and does not have a "
@@ -275,20 +275,21 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
 def _named_original(tensor: Tensor, by_array: Mapping[int, Tensor]) -> Tensor:
     """An operation may receive a temporary view of a tensor (``matmul`` turns the
     vector ``x`` into a 1×5 row); draw the tensor the user named instead."""
-    if id(tensor._data) in by_array:
-        return by_array[id(tensor._data)]
-    base = tensor._data.base
+    array = _array(tensor)
+    if id(array) in by_array:
+        return by_array[id(array)]
+    base = array.base
     if base is not None and id(base) in by_array:
         return by_array[id(base)]
     return tensor
 
 
 def _output_shapes(ops: list[Node], roots: list[Tensor]) -> dict[Node, tuple]:
-    """The shape of each operation's result, read off the edges that consume it."""
+    """The shape of each operation's result, as the node recorded it."""
     shapes = {t.grad_fn: tuple(t.shape) for t in roots if t.grad_fn is not None}
     for op in ops:
-        for _, child, _, shape, _ in op._slots:
-            shapes.setdefault(child, tuple(shape))
+        shape, _ = op.input_metadata[0]
+        shapes.setdefault(op, tuple(shape))
     return shapes
 
 
@@ -498,17 +499,17 @@ def node_lines(node: GraphNode, show_saved: bool = False) -> list[str]:
     lines = [node.label]
     if node.kind == "leaf":
         lines.append(f"{shape} requires_grad")
-        grad = tensor._grad
+        grad = tensor.grad
         if grad is not None:
-            lines.append("grad " + _values_text(grad._data))
+            lines.append("grad " + _values_text(_array(grad)))
     elif node.kind == "input":
         lines.append(shape)
         if tensor.numel() <= SHOW_VALUES_UP_TO:
-            lines.append(_values_text(tensor._data))
+            lines.append(_values_text(_array(tensor)))
     else:
         lines.append(shape)
         if tensor.numel() <= SHOW_VALUES_UP_TO:
-            lines.append("= " + _values_text(tensor._data))
+            lines.append("= " + _values_text(_array(tensor)))
     return lines
 
 
@@ -525,11 +526,16 @@ def _values_text(values: np.ndarray) -> str:
 
 
 def _saved_text(node: Node) -> str:
-    saved = node._saved
-    if saved is None and node._saved_sources is not None:
-        return "saved: freed"
-    shapes = [_shape_text(v.shape) for v in (saved or ()) if isinstance(v, np.ndarray)]
+    try:
+        saved = node.saved_tensors
+    except RuntimeError as error:  # freed by a backward pass, or modified in place
+        return "saved: freed" if str(error) == SECOND_BACKWARD_MESSAGE else "saved: modified"
+    shapes = [_shape_text(v.shape) for v in saved or () if isinstance(v, (np.ndarray, Tensor))]
     return "saved: " + (", ".join(shapes) if shapes else "nothing")
+
+
+def _array(tensor: Tensor) -> np.ndarray:
+    return tensor.detach().numpy()
 
 
 def _tooltip(node: GraphNode) -> str:
@@ -539,8 +545,9 @@ def _tooltip(node: GraphNode) -> str:
         parts.append(f"{node.autograd_node.name()}: output shape {_shape_text(node.shape)}")
     elif tensor is not None:
         parts.append(f"shape {_shape_text(node.shape)}, requires_grad={tensor.requires_grad}")
-        if node.kind == "leaf" and tensor._grad is not None and tensor._grad.numel() <= 100:
-            parts.append("grad = " + np.array2string(tensor._grad._data, precision=4))
+        grad = tensor.grad if node.kind == "leaf" else None
+        if grad is not None and grad.numel() <= 100:
+            parts.append("grad = " + np.array2string(_array(grad), precision=4))
     return "\n".join(parts)
 
 

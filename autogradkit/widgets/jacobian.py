@@ -17,7 +17,7 @@ from html import escape
 import ipywidgets as widgets
 import numpy as np
 
-from .._creation import from_numpy
+from .. import from_numpy
 from ..autograd import functional
 from ..autograd.function import AccumulateGrad
 from ..autograd.grad_mode import enable_grad

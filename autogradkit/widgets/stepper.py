@@ -49,28 +49,6 @@ FONT_PX = 14
 PANEL_MIN_PX = 440
 
 
-class _Change:
-    """What one step did to one tensor's ``.grad``: private copies of the value
-    before and after, so the step can be undone and redone exactly."""
-
-    __slots__ = ("tensor", "before", "after")
-
-    def __init__(self, tensor: Tensor, before: Tensor | None, after: Tensor | None) -> None:
-        self.tensor, self.before, self.after = tensor, _copy(before), _copy(after)
-
-    def undo(self) -> None:
-        self.tensor._grad = _copy(self.before)
-
-    def redo(self) -> None:
-        self.tensor._grad = _copy(self.after)
-
-
-def _copy(tensor: Tensor | None) -> Tensor | None:
-    # A fresh array each time: the engine adds later gradients into .grad in place,
-    # which must never reach the copies kept here.
-    return None if tensor is None else Tensor._make(np.array(tensor._data, copy=True))
-
-
 class BackwardStepper(widgets.VBox):
     """Run the backward pass of ``root`` one node at a time and watch it.
 
@@ -152,9 +130,8 @@ class BackwardStepper(widgets.VBox):
         self._edges = {(e.source, e.target): e for e in self.graph.edges}
 
         self.steps: list[BackwardStep] = []
-        self._changes: list[list[_Change]] = []
         self.position = 0
-        self.total = len(self._engine.task.dependencies)  # every node reached runs once
+        self.total = self._engine.total  # every node reached runs once
         self.finished = False
         self.error: Exception | None = None
 
@@ -218,8 +195,7 @@ class BackwardStepper(widgets.VBox):
     # -- stepping ---------------------------------------------------------------------
     def _forward_one(self) -> BackwardStep | None:
         if self.position < len(self.steps):
-            for change in self._changes[self.position]:
-                change.redo()
+            self.steps[self.position].redo()
             self.position += 1
             return self.steps[self.position - 1]
         if self.error is not None:
@@ -235,11 +211,8 @@ class BackwardStepper(widgets.VBox):
             self.error = error
             raise
         self.steps.append(record)
-        self._changes.append(
-            [_Change(a.tensor, a.previous, a.tensor._grad) for a in record.accumulations]
-        )
         self.position += 1
-        if not self._engine.task.ready:
+        if self._engine.finished:
             self._finish()
         return record
 
@@ -251,15 +224,13 @@ class BackwardStepper(widgets.VBox):
         if self.position == 0:
             return None
         self.position -= 1
-        for change in reversed(self._changes[self.position]):
-            change.undo()
+        self.steps[self.position].undo()
         return self.steps[self.position]
 
     def _next_node(self) -> Node | None:
         if self.position < len(self.steps):
             return self.steps[self.position].node
-        ready = self._engine.task.ready
-        return ready[0][2] if ready and self.error is None else None
+        return self._engine.next_node if self.error is None else None
 
     # -- what the picture shows -------------------------------------------------------
     def _classes(self) -> tuple[dict[GraphNode, str], dict[GraphEdge, str]]:
@@ -325,14 +296,7 @@ class BackwardStepper(widgets.VBox):
         )
 
     def _seed(self) -> np.ndarray:
-        seed = self._engine.task
-        root_node = self.root.grad_fn or self.root._grad_accumulator()
-        entry = seed.buffers.get(root_node)
-        if entry is not None:
-            return np.asarray(entry[0])
-        if self.steps:
-            return self.steps[0].grad_output._data
-        return np.ones(self.root.shape)
+        return _array(self._engine.root_grads[0])
 
     def _step_html(self, record: BackwardStep) -> str:
         node = record.node
@@ -347,7 +311,7 @@ class BackwardStepper(widgets.VBox):
             out.append(f'<div class="agk-formula">{lines}</div>')
         out.append(
             f"<p>Gradient received {_shape(record.grad_output)}:</p>"
-            f"<pre>{_values(record.grad_output._data)}</pre>"
+            f"<pre>{_values(_array(record.grad_output))}</pre>"
         )
         if type(node) is not AccumulateGrad:
             sends = []
@@ -359,9 +323,9 @@ class BackwardStepper(widgets.VBox):
                     sends.append(f"<li>→ {target}: nothing</li>")
                 else:
                     sends.append(
-                        f"<li>→ {target} {_shape(sent)}:<pre>{_values(sent._data)}</pre></li>"
+                        f"<li>→ {target} {_shape(sent)}:<pre>{_values(_array(sent))}</pre></li>"
                     )
-            untracked = len(node._untracked_inputs)
+            untracked = len(node.untracked_inputs)
             if untracked:
                 inputs = "1 input that needs" if untracked == 1 else f"{untracked} inputs that need"
                 sends.append(f"<li>(and nothing to {inputs} no gradient)</li>")
@@ -375,7 +339,7 @@ class BackwardStepper(widgets.VBox):
             verb = "=" if accumulation.previous is None else "+="
             out.append(
                 f"<p><code>{escape(name)}.grad {verb}</code> {_shape(accumulation.grad)}:</p>"
-                f"<pre>{_values(accumulation.grad._data)}</pre>"
+                f"<pre>{_values(_array(accumulation.grad))}</pre>"
             )
         return "".join(out)
 
@@ -529,7 +493,7 @@ class BackwardStepper(widgets.VBox):
         """The plot area: each plotted tensor's ``.grad`` as it is now."""
         return _scaled(
             grad_panel_svg(
-                [(name, tensor._grad, tuple(tensor.shape)) for name, tensor in self._plotted]
+                [(name, _grad_of(tensor), tuple(tensor.shape)) for name, tensor in self._plotted]
             ),
             self.scale,
         )
@@ -580,6 +544,15 @@ def _scaled(svg: str, scale: float) -> str:
     head = re.sub(r'(\s(?:width|height)=")([\d.]+)(")', times, head)
     head = re.sub(r"(min-width:)([\d.]+)(px)", times, head)
     return head + ">" + rest
+
+
+def _array(tensor: Tensor) -> np.ndarray:
+    return tensor.detach().numpy()
+
+
+def _grad_of(tensor: Tensor) -> Tensor | None:
+    # A plotted tensor may be a non-leaf without retain_grad(): no warning for it.
+    return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
 
 
 def _shape(tensor: Tensor) -> str:
