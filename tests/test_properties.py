@@ -596,7 +596,7 @@ def test_backward_steps_properties(program):
                 continue
             if grad is None:
                 continue
-            if child.name().endswith("AccumulateGrad"):
+            if isinstance(child, ak.autograd.function.AccumulateGrad):
                 assert tuple(grad.shape) == tuple(child.variable.shape)
             sent_to.setdefault(child, []).append(grad.numpy())
         received[step.node] += 1

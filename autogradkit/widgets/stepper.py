@@ -484,8 +484,8 @@ class BackwardStepper(widgets.VBox):
 
     def _plots_alt_text(self) -> str:
         shown = [
-            f"{name}.grad = {'None' if t._grad is None else _values(t._grad._data)}"
-            for name, t in self._plotted
+            f"{name}.grad = {'None' if grad is None else _values(_array(grad))}"
+            for name, grad in ((name, _grad_of(t)) for name, t in self._plotted)
         ]
         return "Gradients: " + "; ".join(shown)
 
