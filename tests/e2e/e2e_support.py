@@ -346,15 +346,17 @@ def _isolated_env(home: Path) -> dict[str, str]:
 # ------------------------------------------------------------------ artifacts
 
 
-def poll(condition, timeout: float, what: str, interval: float = 0.1):
-    """Return ``condition()``'s first truthy value; fail with ``what`` after ``timeout``."""
+def poll(condition, timeout: float, what, interval: float = 0.1):
+    """Return ``condition()``'s first truthy value; fail with ``what`` (a text, or a
+    function giving one, e.g. with the last state seen) after ``timeout``."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            described = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {described}")
         time.sleep(interval)
 
 
