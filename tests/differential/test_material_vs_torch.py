@@ -107,7 +107,7 @@ def _(lib, inp):
 def _(lib, inp):
     """A custom autograd Function for the Legendre polynomial P₃."""
 
-    class LegendrePolynomial3(lib.autograd.Function):
+    class LegendrePolynomial3(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
         @staticmethod
         def forward(ctx, input):
             ctx.save_for_backward(input)
@@ -223,7 +223,7 @@ def _(lib, inp):
 def _(lib, inp):
     """A custom nn.Module with four scalar Parameters and SGD."""
 
-    class Polynomial3(lib.nn.Module):
+    class Polynomial3(lib.nn.Module):  # type: ignore[name-defined]  # lib is a parameter
         def __init__(self):
             super().__init__()
             self.a = lib.nn.Parameter(lib.randn(()))
@@ -267,7 +267,7 @@ def _(lib, inp):
 def _(lib, inp):
     """The dynamic net: the forward pass reuses a parameter a random number of times."""
 
-    class DynamicNet(lib.nn.Module):
+    class DynamicNet(lib.nn.Module):  # type: ignore[name-defined]  # lib is a parameter
         def __init__(self):
             super().__init__()
             self.a = lib.nn.Parameter(lib.randn(()))
@@ -340,7 +340,7 @@ def _(lib, inp):
 
 @program("module-custom-tree")
 def _(lib, inp):
-    class Block(lib.nn.Module):
+    class Block(lib.nn.Module):  # type: ignore[name-defined]  # lib is a parameter
         def __init__(self):
             super().__init__()
             self.scale = lib.nn.Parameter(lib.ones(2))
