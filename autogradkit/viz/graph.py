@@ -9,7 +9,10 @@ Three steps, each a function a learner can read on its own:
    gradient (``x``, ``y``, greyed) and the output (``loss``).
 2. :func:`layout` places them in columns, forward from left to right (inputs on the
    left, the loss on the right), and orders each column to avoid crossing edges
-   (the layered method of Sugiyama et al., with the barycenter heuristic).
+   (the layered method of Sugiyama et al., with the barycenter heuristic). Big
+   graphs stay readable and quick: long arrows run along lanes, long graphs fold
+   into bands like lines of text, and the middle of a very long one is summarised
+   in one box (see :func:`layout`).
 3. :func:`render_svg` writes SVG. Every node is a ``<g>`` with ``data-node="<label>"``
    and a class saying what it is (``leaf``, ``op``, ``input``, ``output``); the
    backward stepper adds ``current`` and ``done``, and ``carried`` on edges that
@@ -18,6 +21,7 @@ Three steps, each a function a learner can read on its own:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 import sys
@@ -53,8 +57,9 @@ class GraphNode:
 
     ``kind`` is ``"op"`` (a backward node such as ``MmBackward0``), ``"leaf"`` (a
     tensor that requires grad; its ``AccumulateGrad`` node runs when its gradient
-    is stored), ``"input"`` (a tensor that needs no gradient) or ``"output"`` (the
-    tensor ``backward`` starts from). ``label`` is unique within a graph.
+    is stored), ``"input"`` (a tensor that needs no gradient), ``"output"`` (the
+    tensor ``backward`` starts from) or ``"summary"`` (the middle of a very long
+    graph, see :func:`layout`). ``label`` is unique within a graph.
     """
 
     def __init__(
@@ -72,8 +77,12 @@ class GraphNode:
         self.autograd_node = autograd_node
         self.shape = shape
         self.output_name = output_name  # for an op: the variable holding its result
-        # Set by layout(): column, position in the column, box geometry.
+        # Extra lines of text (a summary box lists what it stands for).
+        self.details: list[str] = []
+        # Set by layout(): column, band (row of columns, when a long graph is
+        # folded), position in the column, box geometry.
         self.layer = 0
+        self.band = 0
         self.order = 0.0
         self.x = self.y = self.width = self.height = 0.0
 
@@ -101,6 +110,15 @@ class Graph:
         self.edges: list[GraphEdge] = []
         self.box_of: dict[Node, GraphNode] = {}  # AccumulateGrad -> its leaf's box
         self.width = self.height = 0.0
+        self._edge_index: dict[tuple[GraphNode, GraphNode], GraphEdge] = {}
+
+    def connect(self, source: GraphNode, target: GraphNode) -> GraphEdge:
+        """The arrow ``source`` → ``target``, added once."""
+        edge = self._edge_index.get((source, target))
+        if edge is None:
+            edge = self._edge_index[(source, target)] = GraphEdge(source, target)
+            self.edges.append(edge)
+        return edge
 
     def node(self, label: str) -> GraphNode:
         """The box with this label."""
@@ -112,10 +130,9 @@ class Graph:
     def edge_between(self, gradient_from: Node, gradient_to: Node) -> GraphEdge | None:
         """The arrow along which ``gradient_from`` sends a gradient to ``gradient_to``."""
         source, target = self.box_of.get(gradient_to), self.box_of.get(gradient_from)
-        for edge in self.edges:
-            if edge.source is source and edge.target is target:
-                return edge
-        return None
+        if source is None or target is None:
+            return None
+        return self._edge_index.get((source, target))
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -238,17 +255,13 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
             return box
         return graph.box_of[autograd_node]
 
-    def connect(source: GraphNode, target: GraphNode) -> None:
-        if not any(e.source is source and e.target is target for e in graph.edges):
-            graph.edges.append(GraphEdge(source, target))
-
     for op in ops:
         target = graph.box_of[op]
         for child, _ in op.next_functions:
             if child is not None:
-                connect(box_for(child), target)
+                graph.connect(box_for(child), target)
         for tensor in op.untracked_inputs:
-            connect(tensor_box("input", _named_original(tensor, by_array), "input"), target)
+            graph.connect(tensor_box("input", _named_original(tensor, by_array), "input"), target)
 
     for position, root in enumerate(roots):
         if root.grad_fn is not None:
@@ -259,7 +272,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
                 shape=tuple(root.shape),
             )
             graph.nodes.append(output)
-            connect(graph.box_of[root.grad_fn], output)
+            graph.connect(graph.box_of[root.grad_fn], output)
             graph.box_of[root.grad_fn].output_name = None  # the output box shows the name
         elif root.requires_grad:
             box_for(gradient_edge(root).node)
@@ -300,39 +313,80 @@ PADDING = 8.0
 COLUMN_GAP = 46.0
 ROW_GAP = 16.0
 MARGIN = 10.0
+# A graph wider than this is folded into bands (rows of columns), read like text.
+FOLD_WIDTH = 2400.0
+# More bands than this and the middle ones are summarised in one box.
+MAX_BANDS = 6
+# An arrow spanning more columns than this runs along a lane above its target's band.
+LONG_SPAN = 3
+LANE_GAP = 9.0
+BAND_GAP = 30.0
 
 
 def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> Graph:
     """Give every box a column (``layer``), a place in it and a size, and every long
-    edge its bends. Forward runs left to right and every arrow points right: a box
-    sits as many columns left of the output as its longest path to it is long."""
+    edge its bends. Forward runs left to right: a box sits as many columns left of
+    the output as its longest path to it is long.
+
+    Big graphs stay readable, and take time proportional to their size:
+
+    * **Long arrows run along lanes.** An arrow that spans more than ``LONG_SPAN``
+      columns (a weight shared by every step of an unrolled loop, ``y = y * w``)
+      leaves its box, runs along a lane of its own just above the band of its
+      target and drops into it: one comb per shared tensor instead of a fan of
+      crossing curves.
+    * **Long graphs fold.** Columns are laid side by side up to ``FOLD_WIDTH``
+      pixels, then continue in a new band below, like lines of text; an arrow from
+      the end of one band to the start of the next runs along the next band's lane.
+    * **Very long graphs are summarised.** Past ``MAX_BANDS`` bands, the middle
+      columns become one ``summary`` box ("⋯ 4,950 operations not drawn", with the
+      most frequent operations listed); the first and last bands are drawn in full.
+      The autograd nodes it stands for map to it in ``graph.box_of``, so the
+      backward stepper lights the summary box while the engine runs inside it.
+    """
     lines = lines or {}
     for node in graph.nodes:
-        text = lines.get(node, [node.label])
-        node.width = max(len(line) for line in text) * CHAR_WIDTH + 2 * PADDING
-        node.height = len(text) * LINE_HEIGHT + PADDING
-
-    consumers: dict[GraphNode, list[GraphNode]] = {n: [] for n in graph.nodes}
+        _size(node, lines.get(node))
+    _assign_layers(graph)
+    columns = _columns(graph.nodes)
+    bands = _bands(columns)
+    if len(bands) > MAX_BANDS:
+        _summarise(graph, columns, bands)
+        columns = _columns(graph.nodes)
+        bands = _bands(columns)
+    for number, band in enumerate(bands):
+        for index in band:
+            for node in columns[index]:
+                node.band = number
+    chains, left, right = _waypoints(graph, columns)
+    _order_columns(columns, left, right)
+    lanes = _lanes(graph.edges, len(bands))
+    _place(columns, left, right, bands, lanes)
     for edge in graph.edges:
-        consumers[edge.source].append(edge.target)
+        edge.points = (
+            [(w.x, w.y) for w in chains[edge]] if edge in chains else _lane_route(edge, lanes)
+        )
+    everything = [n for column in columns for n in column]
+    graph.width = max((n.x + n.width for n in everything), default=0) + MARGIN
+    graph.height = max((n.y + n.height for n in everything), default=0) + MARGIN
+    return graph
 
-    # Column = how far a box is from the output, counted along the longest path.
-    distance = _longest_path_to_sinks(graph.nodes, consumers)
-    deepest = max(distance.values(), default=0)
-    for node in graph.nodes:
-        node.layer = deepest - distance[node]
 
-    # Long edges get an invisible waypoint in every column they cross, so that
-    # ordering can keep them clear of other boxes.
-    columns: list[list] = [[] for _ in range(deepest + 1)]
-    for node in graph.nodes:
-        columns[node.layer].append(node)
-    # left/right: the neighbours of each box (or waypoint) one column away.
+def _waypoints(graph: Graph, columns: list[list]) -> tuple[dict, dict, dict]:
+    """Short arrows inside a band get an invisible waypoint in every column they
+    cross, so that ordering can keep them clear of other boxes. Returns the
+    waypoints of each such arrow and each box's (or waypoint's) neighbours one
+    column to the left and to the right."""
     chains: dict[GraphEdge, list[_Waypoint]] = {}
     left: dict = {n: [] for n in graph.nodes}
     right: dict = {n: [] for n in graph.nodes}
     for edge in graph.edges:
-        chain = [_Waypoint(layer) for layer in range(edge.source.layer + 1, edge.target.layer)]
+        if _on_lane(edge):
+            continue
+        chain = [
+            _Waypoint(layer, edge.source.band)
+            for layer in range(edge.source.layer + 1, edge.target.layer)
+        ]
         chains[edge] = chain
         for waypoint in chain:
             left[waypoint], right[waypoint] = [], []
@@ -341,22 +395,109 @@ def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> 
         for before, after in itertools.pairwise(path):
             right[before].append(after)
             left[after].append(before)
+    return chains, left, right
 
-    _order_columns(columns, left, right)
-    _place(columns, left, right)
-    for edge, chain in chains.items():
-        edge.points = [(w.x, w.y) for w in chain]
-    everything = [n for column in columns for n in column]
-    graph.width = max((n.x + n.width for n in everything), default=0) + MARGIN
-    graph.height = max((n.y + n.height for n in everything), default=0) + MARGIN
-    return graph
+
+def _size(node: GraphNode, text: list[str] | None) -> None:
+    text = text or [node.label, *node.details]
+    node.width = max(len(line) for line in text) * CHAR_WIDTH + 2 * PADDING
+    node.height = len(text) * LINE_HEIGHT + PADDING
+
+
+def _assign_layers(graph: Graph) -> None:
+    """Column = how far a box is from the output, counted along the longest path."""
+    consumers: dict[GraphNode, list[GraphNode]] = {n: [] for n in graph.nodes}
+    for edge in graph.edges:
+        consumers[edge.source].append(edge.target)
+    distance = _longest_path_to_sinks(graph.nodes, consumers)
+    deepest = max(distance.values(), default=0)
+    for node in graph.nodes:
+        node.layer = deepest - distance[node]
+
+
+def _columns(nodes: list[GraphNode]) -> list[list]:
+    columns: list[list] = [[] for _ in range(max((n.layer for n in nodes), default=0) + 1)]
+    for node in nodes:
+        columns[node.layer].append(node)
+    return columns
+
+
+def _bands(columns: list[list]) -> list[range]:
+    """Consecutive columns, cut into bands no wider than FOLD_WIDTH."""
+    bands, start, used = [], 0, 0.0
+    for index, column in enumerate(columns):
+        width = max((n.width for n in column), default=0.0) + COLUMN_GAP
+        if index > start and used + width > FOLD_WIDTH:
+            bands.append(range(start, index))
+            start, used = index, 0.0
+        used += width
+    bands.append(range(start, len(columns)))
+    return bands
+
+
+def _summarise(graph: Graph, columns: list[list], bands: list[range]) -> None:
+    """Replace the columns between the first and the last bands by one summary box."""
+    head = MAX_BANDS // 2
+    tail = MAX_BANDS - head - 1
+    first_hidden, last_hidden = bands[head].start, bands[-tail].start - 1
+    hidden = {n for column in columns[first_hidden : last_hidden + 1] for n in column}
+    names: dict[str, int] = {}
+    for node in hidden:
+        name = node.autograd_node.name() if node.kind == "op" and node.autograd_node else node.kind
+        names[name] = names.get(name, 0) + 1
+    ops = sum(1 for n in hidden if n.kind == "op")
+    summary = GraphNode("summary", f"⋯ {ops:,} operations not drawn ⋯")
+    common = sorted(names.items(), key=lambda item: -item[1])
+    summary.details = [f"{count:,} × {name}" for name, count in common[:3]]
+    if len(common) > 3:
+        summary.details.append(f"and {len(common) - 3} more kinds")
+    _size(summary, None)
+    summary.layer = first_hidden
+    for node in graph.nodes:
+        if node.layer > last_hidden:
+            node.layer -= last_hidden - first_hidden
+    for autograd_node, box in graph.box_of.items():
+        if box in hidden:
+            graph.box_of[autograd_node] = summary
+    old_edges = graph.edges
+    graph.nodes = [n for n in graph.nodes if n not in hidden] + [summary]
+    graph.edges, graph._edge_index = [], {}
+    for edge in old_edges:
+        source = summary if edge.source in hidden else edge.source
+        target = summary if edge.target in hidden else edge.target
+        if source is not target:
+            graph.connect(source, target)
+
+
+def _on_lane(edge: GraphEdge) -> bool:
+    """Does this arrow run along a lane (long, or from one band to the next)?"""
+    return edge.source.band != edge.target.band or edge.target.layer - edge.source.layer > LONG_SPAN
+
+
+def _lanes(edges: list[GraphEdge], band_count: int) -> list[dict[GraphNode, int]]:
+    """Per band, the lane (0 = nearest the band) of each box whose arrows run along it."""
+    lanes: list[dict[GraphNode, int]] = [{} for _ in range(band_count)]
+    for edge in edges:
+        if _on_lane(edge):
+            band = lanes[edge.target.band]
+            band.setdefault(edge.source, len(band))
+    return lanes
+
+
+def _lane_route(edge: GraphEdge, lanes: list[dict[GraphNode, int]]) -> list[tuple[float, float]]:
+    """Bends of an arrow on a lane: up (or down) to the lane, along it, into the target."""
+    source, target = edge.source, edge.target
+    band_top = target.band_top  # type: ignore[attr-defined]
+    lane_y = band_top - (lanes[target.band][source] + 1) * LANE_GAP
+    return [(source.x + source.width + 10, lane_y), (target.x - 16, lane_y)]
 
 
 class _Waypoint:
     """A bend of a long edge: a zero-size box for the layout."""
 
-    def __init__(self, layer: int) -> None:
+    def __init__(self, layer: int, band: int) -> None:
         self.layer = layer
+        self.band = band
         self.order = 0.0
         self.x = self.y = self.width = self.height = 0.0
 
@@ -391,45 +532,71 @@ def _order_columns(columns: list[list], left, right, sweeps: int = 6) -> None:
         forward = sweep % 2 == 0
         indices = range(1, len(columns)) if forward else range(len(columns) - 2, -1, -1)
         for index in indices:
-            neighbours = left if forward else right
-            column = columns[index]
-            for node in column:
-                placed = [n.order for n in neighbours[node]]
-                node.order = sum(placed) / len(placed) if placed else node.order
-            column.sort(key=lambda n: n.order)
-            for position, node in enumerate(column):
-                node.order = position
+            _sort_by_barycenter(columns[index], left if forward else right)
         crossings = _crossings(columns, left)
         if crossings < best_crossings:
             best, best_crossings = [list(c) for c in columns], crossings
+        if best_crossings == 0:
+            break
     for column, ordered in zip(columns, best):
         column[:] = ordered
         for position, node in enumerate(column):
             node.order = position
 
 
+def _sort_by_barycenter(column: list, neighbours) -> None:
+    for node in column:
+        placed = [n.order for n in neighbours[node]]
+        node.order = sum(placed) / len(placed) if placed else node.order
+    column.sort(key=lambda n: n.order)
+    for position, node in enumerate(column):
+        node.order = position
+
+
 def _crossings(columns: list[list], left) -> int:
+    """Pairs of arrows between neighbouring columns that cross: inversions of the
+    targets' order once the arrows are sorted by their sources' order."""
     total = 0
     for column in columns[1:]:
-        pairs = [(source.order, target.order) for target in column for source in left[target]]
-        for i, (a, b) in enumerate(pairs):
-            for c, d in pairs[i + 1 :]:
-                if (a - c) * (b - d) < 0:
-                    total += 1
+        pairs = sorted((source.order, target.order) for target in column for source in left[target])
+        seen: list[float] = []
+        for _, target_order in pairs:
+            # arrows already seen (sources above or level) whose target is below this one
+            total += len(seen) - bisect.bisect_right(seen, target_order)
+            bisect.insort(seen, target_order)
     return total
 
 
-def _place(columns: list[list], left, right, rounds: int = 4) -> None:
-    """Coordinates: columns side by side; within a column, boxes keep their order
-    and move towards the mean height of their neighbours, so arrows run straight."""
-    x = MARGIN
+def _place(
+    columns: list[list], left, right, bands: list[range], lanes: list[dict], rounds: int = 4
+) -> None:
+    """Coordinates: columns side by side within a band, bands one under the other;
+    within a column, boxes keep their order and move towards the mean height of
+    their neighbours, so arrows run straight."""
+    top = MARGIN
+    for number, band in enumerate(bands):
+        band_columns = [columns[i] for i in band]
+        top += len(lanes[number]) * LANE_GAP
+        x = MARGIN
+        for column in band_columns:
+            width = max((n.width for n in column), default=0)
+            for node in column:
+                node.x = x + (width - node.width) / 2
+            x += width + COLUMN_GAP
+        _align_rows(band_columns, left, right, rounds)
+        highest = min((n.y for column in band_columns for n in column), default=0.0)
+        bottom = top
+        for column in band_columns:
+            for node in column:
+                node.y += top - highest
+                node.band_top = top
+                bottom = max(bottom, node.y + node.height)
+        top = bottom + BAND_GAP
+
+
+def _align_rows(columns: list[list], left, right, rounds: int) -> None:
     for column in columns:
-        width = max((n.width for n in column), default=0)
-        for node in column:
-            node.x = x + (width - node.width) / 2
-        x += width + COLUMN_GAP
-    for column in columns:
-        y = MARGIN
+        y = 0.0
         for node in column:
             node.y = y
             y += node.height + ROW_GAP
@@ -446,10 +613,6 @@ def _place(columns: list[list], left, right, rounds: int = 4) -> None:
                 )
                 wanted.append(centre - node.height / 2)
             _spread(column, wanted)
-    top = min((n.y for column in columns for n in column), default=MARGIN)
-    for column in columns:
-        for node in column:
-            node.y += MARGIN - top
 
 
 def _spread(column: list, wanted: list[float]) -> None:
@@ -476,6 +639,8 @@ STYLE = """
 .agk-graph .input rect { fill: #f6f8fa; stroke: #8c959f; stroke-dasharray: 4 3; }
 .agk-graph .input text { fill: #6e7781; }
 .agk-graph .output rect { fill: #fef3c7; stroke: #b45309; }
+.agk-graph .summary rect { fill: #f6f8fa; stroke: #57606a; stroke-dasharray: 6 3; }
+.agk-graph .summary text { fill: #57606a; }
 .agk-graph .node .title { font-weight: bold; }
 .agk-graph .edge path { fill: none; stroke: #8c959f; stroke-width: 1.3px; }
 .agk-graph .edge polygon { fill: #8c959f; }
@@ -582,7 +747,7 @@ def render_svg(
         classes = f"node {node.kind}"
         if node_classes.get(node):
             classes += " " + node_classes[node]
-        text = lines.get(node, [node.label])
+        text = lines.get(node) or [node.label, *node.details]
         out.append(
             f'<g class="{classes}" data-node="{escape(node.label)}" '
             f'transform="translate({node.x:.1f},{node.y:.1f})">'
@@ -685,6 +850,13 @@ def draw_graph(
     show_saved : bool
         Also list, per operation, the shapes of the tensors it saved for backward
         ("freed" once a backward pass without ``retain_graph`` has run).
+
+    Big graphs: an arrow spanning many columns (a weight used at every step of a
+    loop) runs along a lane above its target's row; a graph wider than about
+    2,400 px folds into rows read like text, the arrow from the end of one row
+    running along a lane to the start of the next; past six rows, the middle rows
+    become one dashed "⋯ N operations not drawn ⋯" box listing the most frequent
+    operations, and the first and last rows are drawn in full (:func:`layout`).
 
     Returns
     -------

@@ -220,7 +220,15 @@ def test_stacked_drawings_share_one_scale():
 # -- layout ---------------------------------------------------------------------------------
 def assert_readable(graph):
     for edge in graph.edges:
-        assert edge.source.x + edge.source.width < edge.target.x, f"{edge} points left"
+        if edge.source.band == edge.target.band:
+            assert edge.source.x + edge.source.width < edge.target.x, f"{edge} points left"
+        else:  # a folded graph continues in the band below, like a line of text
+            assert edge.source.band < edge.target.band, f"{edge} points up"
+    bands: dict[int, list] = {}
+    for node in graph.nodes:
+        bands.setdefault(node.band, []).append(node)
+    for upper, lower in itertools.pairwise(bands[b] for b in sorted(bands)):
+        assert max(n.y + n.height for n in upper) < min(n.y for n in lower), "bands overlap"
     by_column: dict[int, list] = {}
     for node in graph.nodes:
         by_column.setdefault(node.layer, []).append(node)
@@ -339,3 +347,82 @@ def test_values_of_small_inputs_and_outputs_are_shown():
     assert node_lines(graph.node("x"))[-1] == "[1, 1, 1, 1, 1]"
     assert node_lines(graph.node("loss"))[-1] == f"= {float(loss.item()):.3g}"
     assert np.isfinite(loss.item())
+
+
+# -- big graphs -------------------------------------------------------------------------
+def shared_chain(n):
+    """``h = h * w`` n times: one leaf used at every step (an unrolled RNN's shape)."""
+    w = torch.tensor(0.999, requires_grad=True)
+    y = torch.tensor(1.0, requires_grad=True)
+    h = y
+    for _ in range(n):
+        h = h * w
+    return h, w, y
+
+
+def test_a_long_chain_folds_into_bands_read_like_text():
+    from autogradkit.viz.graph import FOLD_WIDTH, LONG_SPAN
+
+    h, w, y = shared_chain(60)
+    graph = draw_graph(h, {"w": w, "y": y}).graph
+    assert_readable(graph)
+    bands = {n.band for n in graph.nodes}
+    assert len(bands) > 1 and graph.width <= FOLD_WIDTH + 300  # folded, not one long row
+    ops = sorted((n for n in graph.nodes if n.kind == "op"), key=lambda n: n.layer)
+    assert len(ops) == 60 and all(n.kind != "summary" for n in graph.nodes)
+    for a, b in itertools.pairwise(ops):  # in reading order: along a band, then the next
+        assert (a.band, a.x) < (b.band, b.x)
+    # w's arrows to far-away steps run along a lane just above their target's band.
+    leaf = graph.node("w")
+    for edge in (e for e in graph.edges if e.source is leaf):
+        if edge.target.band != leaf.band or edge.target.layer - leaf.layer > LONG_SPAN:
+            (x1, lane), (x2, lane_again) = edge.points
+            assert lane == lane_again and lane < edge.target.y
+            band_top = min(n.y for n in graph.nodes if n.band == edge.target.band)
+            assert lane < band_top
+            assert x2 < edge.target.x
+
+
+def test_a_very_long_graph_summarises_its_middle_and_stays_small():
+    from autogradkit.viz.graph import MAX_BANDS
+
+    h, w, y = shared_chain(1000)
+    drawing = draw_graph(h, {"w": w, "y": y})
+    graph = drawing.graph
+    assert_readable(graph)
+    (summary,) = [n for n in graph.nodes if n.kind == "summary"]
+    drawn_ops = [n for n in graph.nodes if n.kind == "op"]
+    hidden = 1000 - len(drawn_ops)
+    assert summary.label == f"⋯ {hidden:,} operations not drawn ⋯"
+    assert summary.details == [f"{hidden:,} × MulBackward0"]
+    assert len({n.band for n in graph.nodes}) <= MAX_BANDS
+    assert graph.height < 1000 and len(graph.nodes) < 120
+    # Every autograd node has a box: its own, or the summary it is hidden in.
+    node, seen = h.grad_fn, 0
+    while node is not None:
+        assert graph.box_of[node] in graph.nodes
+        seen += graph.box_of[node] is summary
+        node = next(
+            (n for n, _ in node.next_functions if n is not None and n.name() == "MulBackward0"),
+            None,
+        )
+    assert seen == hidden
+    _, nodes, edges = parse(drawing.svg)
+    assert len(nodes) == len(graph.nodes) and len(edges) == len(graph.edges)
+    assert "⋯" in drawing.alt_text()
+
+
+def test_the_stepper_lights_the_summary_box_while_the_engine_runs_inside_it():
+    pytest.importorskip("ipywidgets")
+    from autogradkit.widgets import BackwardStepper
+
+    h, w, y = shared_chain(400)
+    stepper = BackwardStepper(h, params={"w": w, "y": y})
+    summary = next(n for n in stepper.graph.nodes if n.kind == "summary")
+    lit = []
+    for _ in range(200):
+        stepper.step()
+        lit.append('class="node summary current"' in stepper.svg)
+    # Runs of the hidden steps light the summary box; the drawn ones do not.
+    assert any(lit) and not all(lit)
+    assert summary.label in stepper.svg
