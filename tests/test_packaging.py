@@ -182,7 +182,7 @@ def test_ci_runs_the_readme_test_command():
         r'\.venv/bin/python -m pytest -n auto -m "not (\w+) and not (\w+)"', pytest_step
     )
     assert quick, pytest_step
-    rest = f'.venv/bin/python -m pytest -m "{quick.group(1)} or {quick.group(2)}"'
+    rest = f'.venv/bin/python -m pytest -n 2 -m "{quick.group(1)} or {quick.group(2)}"'
     assert ci_pytest == {pytest_step, rest}, ci_pytest
 
 
