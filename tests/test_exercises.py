@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import autogradkit as torch
-from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06
+from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07
 
 nbformat = pytest.importorskip("nbformat")
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
@@ -70,6 +70,8 @@ def cases():
         ("05.3", nb05.check_exercise_3, torch.tensor([12.0, -14.0]), torch.ones(2), (g, x0)),
         ("06.1", nb06.check_exercise_1, -0.7268619, 0.7864477, ()),
         ("06.2", nb06.check_exercise_2, 2.9999572, 5.1757599, ()),
+        ("07.1", nb07.check_exercise_1, 121, 104, ()),
+        ("07.2", nb07.check_exercise_2, 2.0799999, 1.72, ()),
     ]
 
 
