@@ -2,7 +2,7 @@
 ``argmax``.
 
 Backward of a reduction spreads the gradient back over the elements that were
-reduced: ``np.broadcast_to`` does the spreading, after ``keepdim``-style reshaping
+reduced: ``_spread`` does the spreading, after ``keepdim``-style reshaping
 puts the reduced axes back as size-1 axes. ``max``/``min`` send it only to the
 elements that were selected.
 """
@@ -38,6 +38,23 @@ def _dims(dim, ndim: int) -> tuple[int, ...]:
     return dims if ndim else ()
 
 
+def _spread(grad, shape: tuple):
+    """``grad`` repeated over ``shape``: the backward of a reduction, once ``grad``
+    has size-1 axes where the reduction removed them (or is 0-d).
+
+    On arrays, a new contiguous array: np.broadcast_to's read-only view costs more
+    to make than this copy on the small arrays of teaching examples, a leaf can keep
+    the copy as its ``.grad`` as it is, and a matrix product that receives it can
+    use BLAS (a zero-stride view cannot). On tensors (a create_graph pass),
+    ``expand``, which records ExpandBackward0 as PyTorch does.
+    """
+    if isinstance(grad, Tensor):
+        return grad.expand(*shape)
+    spread = np.empty(shape, grad.dtype)
+    spread[...] = grad
+    return spread
+
+
 def _kept_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
@@ -55,7 +72,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return np.broadcast_to(grad_output, ctx.shape)
+        return _spread(grad_output, ctx.shape)
 
 
 class SumDim(Function):
@@ -74,7 +91,7 @@ class SumDim(Function):
     def backward(ctx, grad_output):
         if not ctx.keepdim:
             grad_output = grad_output.reshape(_kept_shape(ctx.shape, ctx.dims))
-        return np.broadcast_to(grad_output, ctx.shape), None, None
+        return _spread(grad_output, ctx.shape), None, None
 
 
 class Mean(Function):
@@ -90,7 +107,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return np.broadcast_to(grad_output / ctx.count, ctx.shape)
+        return _spread(grad_output / ctx.count, ctx.shape)
 
 
 class MeanDim(Function):
@@ -110,7 +127,7 @@ class MeanDim(Function):
     def backward(ctx, grad_output):
         if not ctx.keepdim:
             grad_output = grad_output.reshape(_kept_shape(ctx.shape, ctx.dims))
-        return np.broadcast_to(grad_output / ctx.count, ctx.shape), None, None
+        return _spread(grad_output / ctx.count, ctx.shape), None, None
 
 
 def _resolve(dim, keepdim, axis, keepdims):
