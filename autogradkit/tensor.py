@@ -141,6 +141,13 @@ class Tensor(MathMethods):
     def requires_grad(self, value: bool) -> None:
         if value and self.grad_fn is None and self._data.dtype.kind != "f":
             raise RuntimeError(FLOAT_ONLY_MESSAGE)  # the setter words it as the factories do
+        if self.grad_fn is not None:
+            # Unlike requires_grad_(True), the attribute refuses even the value it has.
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables."
+                if value
+                else NON_LEAF_REQUIRES_GRAD_MESSAGE
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -466,6 +473,21 @@ class Tensor(MathMethods):
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A new leaf with copies of the values and of ``.grad`` (PyTorch's rule: only
+        leaves can be deep-copied; a result in a graph would lose its history)."""
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        copy = Tensor._make(self._data.copy())
+        memo[id(self)] = copy
+        copy._requires_grad = self._requires_grad
+        if self._grad is not None:
+            copy._grad = self._grad.__deepcopy__(memo)
+        return copy
+
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data, self._requires_grad))
 
@@ -549,8 +571,13 @@ class Tensor(MathMethods):
 
     # Comparisons give bool tensors and are never differentiated.
     def _compare(self, other, ufunc) -> Tensor:
-        other_data = other._data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(ufunc(self._data, other_data)))
+        if isinstance(other, Tensor):
+            other = other._data
+        elif not isinstance(other, (int, float, np.generic, np.ndarray)):
+            # t == None is False and t < None a TypeError, as in PyTorch (Python's
+            # own answers once the comparison is declined).
+            return NotImplemented
+        return Tensor._make(np.asarray(ufunc(self._data, other)))
 
     def __eq__(self, other):  # type: ignore[override]
         return self._compare(other, np.equal)

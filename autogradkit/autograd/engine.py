@@ -30,9 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from ..tensor import Tensor
 from . import grad_mode
 from .function import AccumulateGrad, Node
+from .function import _fit_array as fit_array
 
 __all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
 
@@ -62,6 +64,10 @@ class Accumulation:
     __slots__ = ("tensor", "_grad", "previous", "_after")
 
     def __init__(self, tensor, grad, previous) -> None:
+        # A private copy: the array may have become .grad itself, which later
+        # passes add into in place.
+        if isinstance(grad, np.ndarray):
+            grad = np.array(grad, copy=True)
         self.tensor, self._grad, self.previous = tensor, grad, previous
         self._after = _copy(tensor._grad)
 
@@ -70,15 +76,41 @@ class Accumulation:
         return _as_tensor(self._grad)
 
     def undo(self) -> None:
-        """Set ``tensor.grad`` back to what it was before this update."""
-        self.tensor._grad = _copy(self.previous)
+        """Take this update back out of ``tensor.grad``: exactly the ``.grad`` before
+        it when nothing else has changed ``.grad`` since; otherwise (another pass,
+        or a second stepper over the same leaves, added to it meanwhile) only this
+        update's gradient is subtracted, so the others' contributions stay."""
+        if _same_values(self.tensor._grad, self._after):
+            self.tensor._grad = _copy(self.previous)
+        else:
+            self.tensor._grad = _combine(self.tensor, self._grad, np.subtract)
 
     def redo(self) -> None:
-        """Set ``tensor.grad`` to what this update made it."""
-        self.tensor._grad = _copy(self._after)
+        """Make this update again: exactly the ``.grad`` after it when ``.grad`` is
+        as this update found it, otherwise its gradient added to what is there."""
+        if _same_values(self.tensor._grad, self.previous):
+            self.tensor._grad = _copy(self._after)
+        else:
+            self.tensor._grad = _combine(self.tensor, self._grad, np.add)
 
     def __repr__(self) -> str:
         return f"Accumulation(tensor shape={tuple(self.tensor.shape)}, grad={self.grad!r})"
+
+
+def _same_values(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a._data.shape == b._data.shape and bool(
+        np.array_equal(a._data, b._data, equal_nan=a._data.dtype.kind == "f")
+    )
+
+
+def _combine(tensor, grad, ufunc):
+    """``tensor.grad ± grad`` as a fresh ``.grad`` (``grad`` fitted to the tensor)."""
+    grad = fit_array(grad._data if isinstance(grad, Tensor) else np.asarray(grad), tensor._data)
+    current = tensor._grad
+    base = np.zeros_like(grad) if current is None else current._data
+    return Tensor._make(ufunc(base, grad))
 
 
 def _copy(tensor):
@@ -395,12 +427,12 @@ def _run_pre_hooks(node: Node, grad, create_graph: bool):
         with grad_mode.set_grad_enabled(create_graph):
             result = hook(_as_tensor(grad))
         if result is not None:
-            grad = result if create_graph else result._data
+            grad = _checked_hook_value(hook, result, grad, create_graph)
     for hook in node._pre_hooks or ():
         with grad_mode.set_grad_enabled(create_graph):
             result = hook((_as_tensor(grad),))
         if result is not None:
-            grad = result[0] if create_graph else result[0]._data
+            (grad,) = _checked_hook_values(hook, result, [grad], create_graph)
     if create_graph and type(grad) is not Tensor:
         grad = Tensor._make(grad)
     return grad
@@ -411,8 +443,45 @@ def _run_post_hooks(node: Node, sent: list, grad) -> list:
     for hook in node._post_hooks:
         result = hook(inputs, (_as_tensor(grad),))
         if result is not None:
-            inputs = tuple(result)
+            inputs = tuple(_checked_hook_values(hook, result, list(inputs), create_graph=True))
     return [None if g is None else (g._data if not node._differentiable else g) for g in inputs]
+
+
+def _checked_hook_value(hook, result, like, create_graph: bool):
+    """What a hook returned in place of the gradient ``like``, with PyTorch's checks:
+    a tensor of the same shape and dtype (a hook may change values, not shapes: a
+    [3] leaf must not end up with a [5] gradient)."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    like_data = like._data if isinstance(like, Tensor) else like
+    if result._data.shape != like_data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if result._data.dtype != like_data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was "
+            f"torch.{scalar_type_name(like_data.dtype)}Tensor got "
+            f"torch.{scalar_type_name(result._data.dtype)}Tensor)"
+        )
+    return result if create_graph else result._data
+
+
+def _checked_hook_values(hook, result, likes: list, create_graph: bool) -> list:
+    """A node hook's tuple of gradients, one per ``likes`` (None keeps no gradient)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(likes):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(
+            f"hook '{name}' has returned an incorrect number of values (got {len(result)}, "
+            f"but expected {len(likes)})"
+        )
+    return [
+        value
+        if value is None or like is None
+        else _checked_hook_value(hook, value, like, create_graph)
+        for value, like in zip(result, likes)
+    ]
 
 
 def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:

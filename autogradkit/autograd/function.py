@@ -43,6 +43,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -407,6 +408,13 @@ class AccumulateGrad(Node):
         if not variable._requires_grad:
             # requires_grad_(False) after the graph was built: nothing to store (PyTorch).
             return None
+        # Read, add, write back: two threads running backward into one leaf must not
+        # interleave here, or one's contribution is lost (PyTorch locks per leaf too).
+        with _ACCUMULATE_LOCK:
+            return self._add_to_grad(grad, create_graph, owned, keep_previous)
+
+    def _add_to_grad(self, grad, create_graph: bool, owned: bool, keep_previous: bool):
+        variable = self.variable
         old = variable._grad
         if old is None:
             variable._grad = _first_grad(grad, variable, create_graph, owned)
@@ -419,6 +427,12 @@ class AccumulateGrad(Node):
         np.add(old._data, _fit_array(grad, old._data), out=old._data)
         old._version_counter[0] += 1
         return previous
+
+
+# One lock for every leaf: an accumulation takes microseconds, so sharing it costs
+# nothing measurable, and it cannot be missing when two graphs made their own
+# AccumulateGrad for one leaf.
+_ACCUMULATE_LOCK = threading.RLock()
 
 
 def _first_grad(grad, variable, create_graph: bool, owned: bool):

@@ -352,6 +352,119 @@ register(
 )
 
 
+# ----------------------------------------------------------------------------- hooks, flags, comparisons
+
+
+def _hooks(lib, inp):
+    def myhook(g):
+        return lib.ones(2)
+
+    results = {}
+    tensor_hooks = {
+        "shape": lambda g: lib.ones(5),
+        "dtype": lambda g: g.double(),
+        "number": lambda g: 5,
+        "long": lambda g: g.long(),
+        "named": myhook,
+        "scaled": lambda g: g * 3,
+        "none": lambda g: None,
+    }
+    for name, hook in tensor_hooks.items():
+        x = lib.ones(3, requires_grad=True)
+        x.register_hook(hook)
+        results["leaf_" + name] = attempt(lambda x=x: (x * 2).sum().backward())
+        results["leaf_" + name + "_grad"] = x.grad
+        y = lib.ones(3, requires_grad=True)
+        z = y * 2
+        z.register_hook(hook)
+        results["nonleaf_" + name] = attempt(lambda z=z: z.sum().backward())
+        results["nonleaf_" + name + "_grad"] = y.grad
+    node_hooks = {
+        "count": lambda gi, go: (lib.ones(5),),
+        "shape": lambda gi, go: (lib.ones(5), None),
+        "dtype": lambda gi, go: (gi[0].double(), None),
+        "number": lambda gi, go: (5, None),
+        "nones": lambda gi, go: (None, None),
+        "list": lambda gi, go: [gi[0] * 2, None],
+        "tensor": lambda gi, go: gi[0],
+        "scaled": lambda gi, go: (gi[0] * 2, None),
+    }
+    for name, hook in node_hooks.items():
+        y = lib.ones(3, requires_grad=True)
+        z = y * 2
+        z.grad_fn.register_hook(hook)
+        results["post_" + name] = attempt(lambda z=z: z.sum().backward())
+        results["post_" + name + "_grad"] = y.grad
+    pre_hooks = {
+        "shape": lambda go: (lib.ones(5),),
+        "number": lambda go: 5,
+        "tuple_number": lambda go: (5,),
+        "tensor": lambda go: go[0],
+        "scaled": lambda go: (go[0] * 2,),
+    }
+    for name, hook in pre_hooks.items():
+        y = lib.ones(3, requires_grad=True)
+        z = y * 2
+        z.grad_fn.register_prehook(hook)
+        results["pre_" + name] = attempt(lambda z=z: z.sum().backward())
+        results["pre_" + name + "_grad"] = y.grad
+    return results
+
+
+register("hooks/checked-results", _hooks)
+
+
+def _requires_grad_flags(lib, inp):
+    x = lib.ones(2, requires_grad=True)
+    y = x * 2
+    return {
+        "set_true": attempt(lambda: setattr(y, "requires_grad", True)),
+        "set_false": attempt(lambda: setattr(y, "requires_grad", False)),
+        "method_true": attempt(lambda: y.requires_grad_(True)),
+        "method_false": attempt(lambda: y.requires_grad_(False)),
+        "leaf_false": attempt(lambda: setattr(x, "requires_grad", False)),
+        "x": x,
+        "y": y,
+    }
+
+
+register("flags/requires-grad-on-a-non-leaf", _requires_grad_flags)
+
+
+def _compare_with_non_tensors(lib, inp):
+    t = lib.tensor([1.0, 2.0])
+    out = {}
+    for name, other in (("none", None), ("str", "a"), ("list", [1.0, 2.0]), ("object", object())):
+        out[name + "_eq"] = attempt(lambda other=other: t == other)
+        out[name + "_ne"] = attempt(lambda other=other: t != other)
+        out[name + "_lt"] = attempt(lambda other=other: t < other)
+    out["number_eq"] = t == 1.0
+    out["tensor_eq"] = t == lib.tensor([1.0, 3.0])
+    return out
+
+
+register("compare/with-none-and-others", _compare_with_non_tensors)
+
+
+def _deepcopy(lib, inp):
+    import copy
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    (x * 3).sum().backward()
+    c = copy.deepcopy(x)
+    (c * 1).sum().backward()  # the copy's .grad is its own
+    both = copy.deepcopy([x, x])
+    return {
+        "copy": c,
+        "x": x,
+        "shared_in_memo": both[0] is both[1],
+        "grad_is_copied": c.grad is not x.grad,
+    }
+
+
+register("copy/deepcopy-keeps-grad", _deepcopy)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)

@@ -1,0 +1,100 @@
+"""No wrong answers from the core: hooks that return the wrong thing, threads
+running backward into one leaf, two steppers over one graph, flags set on
+non-leaves (issue 12). Compared with PyTorch's behaviour where it has one."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import autogradkit as torch
+from autogradkit.autograd import function as function_module
+
+
+def test_concurrent_backward_into_one_leaf_loses_no_update(monkeypatch):
+    # Make the read-add-write of an accumulation slow enough that, without a lock,
+    # the threads interleave inside it (a sleep releases the GIL) and updates are lost.
+    fit = function_module._fit_array
+
+    def slow_fit(grad, like):
+        time.sleep(0.002)
+        return fit(grad, like)
+
+    monkeypatch.setattr(function_module, "_fit_array", slow_fit)
+    for _ in range(3):
+        w = torch.ones(3, requires_grad=True)
+        barrier = threading.Barrier(8)
+
+        def work(w=w, barrier=barrier):
+            y = (w * 2).sum()
+            barrier.wait()
+            y.backward()
+            y2 = (w * 3).sum()
+            y2.backward()
+
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(3, 8 * (2 + 3), np.float32))
+
+
+def test_two_steppers_over_one_graph_undo_only_their_own_contribution():
+    from autogradkit.autograd import backward_steps
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w * w).sum()  # d/dw = 2w = [2, 4]
+    first = backward_steps(loss, retain_graph=True)
+    first_records = list(first)
+    second_records = list(backward_steps(loss, retain_graph=True))
+    np.testing.assert_array_equal(w.grad.numpy(), [4.0, 8.0])
+    for record in reversed(first_records):  # the first stepper's reset()
+        record.undo()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])  # the second's stays
+    for record in first_records:  # and stepping forward again adds it back
+        record.redo()
+    np.testing.assert_array_equal(w.grad.numpy(), [4.0, 8.0])
+    for record in reversed(second_records):
+        record.undo()
+    for record in reversed(first_records):
+        record.undo()
+    assert w.grad is None  # alone again: restored exactly
+
+
+def test_two_stepper_widgets_reset_only_their_own_steps():
+    pytest.importorskip("ipywidgets")
+    from autogradkit.widgets import BackwardStepper
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.5], requires_grad=True)
+    loss = (w * w).sum() + b.sum() * 3
+    one = BackwardStepper(loss, retain_graph=True)
+    one.run_to_end()
+    two = BackwardStepper(loss, retain_graph=True)
+    two.run_to_end()
+    np.testing.assert_array_equal(b.grad.numpy(), [6.0])
+    one.reset()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [3.0])
+    two.reset()
+    # Reset out of order, the second finds a .grad the first changed: it takes out
+    # what it added, leaving zeros (not the None it started from).
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [0.0])
+
+
+def test_a_lone_stepper_restores_grad_bit_for_bit():
+    # The exact path: nothing else touched .grad, so undo restores the saved copy,
+    # not previous + g - g (0.1 + 0.2 - 0.2 is not 0.1 in floating point).
+    from autogradkit.autograd import backward_steps
+
+    w = torch.tensor([0.1], dtype=torch.float64, requires_grad=True)
+    w.grad = torch.tensor([0.1], dtype=torch.float64)
+    records = list(backward_steps((w * 0.2).sum()))
+    for record in reversed(records):
+        record.undo()
+    assert w.grad.item() == 0.1
