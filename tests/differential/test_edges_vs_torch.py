@@ -360,7 +360,7 @@ def _hooks(lib, inp):
         return lib.ones(2)
 
     results = {}
-    tensor_hooks = {
+    tensor_hooks: dict[str, Any] = {
         "shape": lambda g: lib.ones(5),
         "dtype": lambda g: g.double(),
         "number": lambda g: 5,
@@ -379,7 +379,7 @@ def _hooks(lib, inp):
         z.register_hook(hook)
         results["nonleaf_" + name] = attempt(lambda z=z: z.sum().backward())
         results["nonleaf_" + name + "_grad"] = y.grad
-    node_hooks = {
+    node_hooks: dict[str, Any] = {
         "count": lambda gi, go: (lib.ones(5),),
         "shape": lambda gi, go: (lib.ones(5), None),
         "dtype": lambda gi, go: (gi[0].double(), None),
@@ -395,7 +395,7 @@ def _hooks(lib, inp):
         z.grad_fn.register_hook(hook)
         results["post_" + name] = attempt(lambda z=z: z.sum().backward())
         results["post_" + name + "_grad"] = y.grad
-    pre_hooks = {
+    pre_hooks: dict[str, Any] = {
         "shape": lambda go: (lib.ones(5),),
         "number": lambda go: 5,
         "tuple_number": lambda go: (5,),
