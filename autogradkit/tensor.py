@@ -89,6 +89,7 @@ class Tensor(MathMethods):
         "_base",
         "__weakref__",
     )
+    _version_counter: list[int]  # shared by a tensor and its views; bumped by in-place ops
     # Make NumPy hand mixed expressions such as ``array * tensor`` to us.
     __array_priority__ = 1000
 

@@ -215,7 +215,7 @@ class _GraphTask:
             self._send(root, grad, grad)  # the caller's gradient: not ours to keep
         for root in dict.fromkeys(roots):
             if self.dependencies[root] == 0:
-                self._push(root)
+                heapq.heappush(self.ready, (-root._sequence_nr, next(self._tiebreak), root))
 
     def run(self) -> Iterator[BackwardStep]:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
@@ -230,29 +230,29 @@ class _GraphTask:
             grad_inputs = self._call(node, grad_output)
             # 3. Send each input's gradient on; a node runs once every edge into
             # it has delivered.
-            for (child, _), grad in zip(node.next_functions, grad_inputs):
+            for edge, grad in zip(node.next_functions, grad_inputs):
+                child = edge.node
                 if child is None:
                     continue
                 if grad is not None:
                     self._send(child, grad, grad_output)
                 self.dependencies[child] -= 1
                 if self.dependencies[child] == 0 and child in self.buffers:
-                    self._push(child)
+                    # Ready: onto the heap, highest sequence number (recorded last) first.
+                    heapq.heappush(self.ready, (-child._sequence_nr, next(self._tiebreak), child))
             if self.observed:
                 yield self._record(node, grad_output, grad_inputs)
 
     # -- the steps of the loop -----------------------------------------------------
-    def _push(self, node: Node) -> None:
-        # Highest sequence number first: the node recorded last in forward runs first.
-        heapq.heappush(self.ready, (-node._sequence_nr, next(self._tiebreak), node))
-
     def _capture(self, node: Node, grad) -> bool:
         """``autograd.grad`` keeps the gradient of each input it was asked about,
         stores no ``.grad``, and runs only the nodes that lead to those inputs:
         True if ``node`` is to be skipped."""
-        for position in self.captures.get(node, ()):
+        captures, needed = self.captures, self.needed
+        assert captures is not None and needed is not None
+        for position in captures.get(node, ()):
             self.captured[position] = grad
-        return type(node) is AccumulateGrad or node not in self.needed
+        return type(node) is AccumulateGrad or node not in needed
 
     def _call(self, node: Node, grad_output) -> list:
         """Run ``node``: a leaf's ``AccumulateGrad`` adds the gradient to ``.grad``;
@@ -330,7 +330,8 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
             dependencies[root] = 0
             stack.append(root)
     while stack:
-        for child, _ in stack.pop().next_functions:
+        for edge in stack.pop().next_functions:
+            child = edge.node
             if child is None:
                 continue
             if child in dependencies:
@@ -345,9 +346,9 @@ def _leading_to(targets, nodes) -> set[Node]:
     """The nodes among ``nodes`` from which one of ``targets`` can be reached."""
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
-        for child, _ in node.next_functions:
-            if child is not None:
-                parents.setdefault(child, []).append(node)
+        for edge in node.next_functions:
+            if edge.node is not None:
+                parents.setdefault(edge.node, []).append(node)
     needed = set(targets)
     stack = list(needed)
     while stack:
@@ -389,7 +390,7 @@ class BackwardPass:
         # Backward formulas meet x/0 and 0·inf at the edges of their domains;
         # PyTorch returns inf/nan there without a word.
         with np.errstate(all="ignore"):
-            return next(self._records)  # type: ignore[return-value]
+            return next(self._records)
 
     @property
     def next_node(self) -> Node | None:
@@ -440,7 +441,7 @@ def _run_pre_hooks(node: Node, grad, create_graph: bool):
 
 def _run_post_hooks(node: Node, sent: list, grad) -> list:
     inputs = tuple(_as_tensor(g) for g in sent)
-    for hook in node._post_hooks:
+    for hook in node._post_hooks or ():
         result = hook(inputs, (_as_tensor(grad),))
         if result is not None:
             inputs = tuple(_checked_hook_values(hook, result, list(inputs), create_graph=True))

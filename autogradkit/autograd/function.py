@@ -168,16 +168,23 @@ class Node:
     next_functions: tuple[Edge, ...]
     needs_input_grad: tuple[bool, ...]
     input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...]
+    _sequence_nr: int | float
+    _inputs: tuple
+    _to_save: tuple | None
+    _saved: Any  # what save_for_backward got (None: nothing, or freed)
+    # Per saved value (counter, version, kind, tensor); None: nothing saved;
+    # _RELEASED: freed by a backward pass.
+    _saved_sources: Any
     _differentiable = False
     _tensor_pre_hooks: list | None = None
     _pre_hooks: list | None = None
     _post_hooks: list | None = None
-    _retained = None
+    _retained: Any = None  # weakref.ref to the tensor that called retain_grad()
     # True once any hook or retain_grad() is attached: the engine checks this one
     # flag instead of four attributes per node.
     _hooked = False
     _name = "Node"
-    _function: type[Function] | None = None
+    _function: Any = None  # the Function class whose backward this node runs
 
     # -- identity ---------------------------------------------------------------
     def name(self) -> str:
@@ -275,7 +282,7 @@ class Node:
         """Free space for your own annotations on this node (as in PyTorch)."""
         meta = self.__dict__.get("_metadata")
         if meta is None:
-            meta = self._metadata = {}
+            meta = self.__dict__["_metadata"] = {}
         return meta
 
     # -- hooks ------------------------------------------------------------------
@@ -317,13 +324,13 @@ class Node:
         # backward gives one gradient per forward argument; the k-th argument that
         # needs a gradient is the k-th edge that leads somewhere.
         tracked = itertools.compress(grads, self.needs_input_grad)
-        sent = []
-        for node, input_nr in self.next_functions:
-            if node is None:
+        sent: list = []
+        for edge in self.next_functions:
+            if edge.node is None:
                 sent.append(None)
                 continue
             grad = next(tracked)
-            shape, dtype = node.input_metadata[input_nr]
+            shape, dtype = edge.node.input_metadata[edge.input_nr]
             if grad is not None and (
                 type(grad) is not np.ndarray or grad.shape != shape or grad.dtype != dtype
             ):
@@ -382,8 +389,8 @@ class AccumulateGrad(Node):
         # gradient is stored as soon as every contribution to it has arrived.
         self._sequence_nr = math.inf
 
-    @property  # type: ignore[override]
-    def input_metadata(self) -> tuple:
+    @property
+    def input_metadata(self) -> tuple:  # type: ignore[override]
         """The leaf's shape and dtype, as it is now."""
         data = self.variable._data
         return ((data.shape, data.dtype),)
@@ -593,7 +600,7 @@ def _scalar_as_array(ctx: Node, scalar: Any) -> np.ndarray:
     if saved is not None:
         for value in saved:
             if value is scalar:
-                ctx._to_save = tuple(out if value is scalar else value for value in saved)
+                ctx._to_save = tuple(out if v is scalar else v for v in saved)
                 break
     return out
 
@@ -618,7 +625,7 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     where kind says whether it is an input, the output, or a constant."""
     described = []
     for value in saved:
-        source = _CONSTANT_SOURCE
+        source: tuple = _CONSTANT_SOURCE
         if value is out:
             counter = result._version_counter
             source = (counter, counter[0], "output", None)

@@ -1,0 +1,207 @@
+"""The rules of the backward engine, one small test each, in the order
+``autogradkit/autograd/engine.py`` states them. Read the two files side by side.
+
+Every test builds a graph a learner could write, runs the pass through the public
+step iterator (``torch.autograd.backward_steps``) or ``backward()``, and checks one
+rule. Numbers are small and exact in binary, so equalities are exact.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import autogradkit as torch
+from autogradkit.autograd import Edge
+from autogradkit.autograd.function import SECOND_BACKWARD_MESSAGE
+
+
+def names(steps) -> list[str]:
+    return [step.node.name() for step in steps]
+
+
+# -- the graph: one Edge per input ----------------------------------------------------
+def test_next_functions_holds_one_edge_per_input():
+    """``next_functions`` is one ``Edge(node, input_nr)`` per input; an input that
+    needs no gradient gets ``(None, 0)``; edges print and unpack as PyTorch's pairs."""
+    a = torch.tensor(2.0, requires_grad=True)
+    c = torch.tensor(3.0)
+    y = a * c
+    first, second = y.grad_fn.next_functions
+    assert isinstance(first, Edge)
+    assert first.node.name().endswith("AccumulateGrad") and first.node.variable is a
+    assert first.input_nr == 0
+    assert second == (None, 0)
+    node, input_nr = first
+    assert (node, input_nr) == (first.node, 0)
+    assert repr(second) == "(None, 0)"
+
+
+# -- 1. Count dependencies --------------------------------------------------------------
+def test_dependencies_count_the_edges_into_each_node():
+    """Before any node runs, each node's count is the number of edges that lead
+    into it: ``h`` is used twice, so its node waits for two gradients."""
+    a = torch.tensor(1.5, requires_grad=True)
+    h = a.exp()
+    loss = h * h
+    steps = torch.autograd.backward_steps(loss)
+    assert steps.total == 3  # MulBackward0, ExpBackward0, AccumulateGrad
+    assert steps.pending == {loss.grad_fn: 0, h.grad_fn: 2, h.grad_fn.next_functions[0].node: 1}
+    next(steps)  # Mul sends to h twice: h's count reaches zero
+    assert steps.pending[h.grad_fn] == 0
+
+
+# -- 2. Run nodes when ready, last recorded first ---------------------------------------
+def test_a_node_runs_only_after_all_its_gradients_have_arrived():
+    """``h`` feeds two branches; its node runs once, after both, with their sum."""
+    a = torch.tensor(1.0, requires_grad=True)
+    h = a * 3.0
+    loss = h * 2.0 + h * 5.0
+    steps = list(torch.autograd.backward_steps(loss))
+    order = [step.node for step in steps]
+    assert order.count(h.grad_fn) == 1
+    h_step = steps[order.index(h.grad_fn)]
+    assert h_step.grad_output.item() == 7.0  # 2 + 5, summed in h's buffer
+    branches = [edge.node for edge in loss.grad_fn.next_functions]  # h * 2.0, h * 5.0
+    assert order.index(h.grad_fn) > max(order.index(node) for node in branches)
+
+
+def test_among_ready_nodes_the_one_recorded_last_runs_first():
+    """Two independent branches: the engine runs the later-recorded one first (as
+    PyTorch does), and a leaf's AccumulateGrad as soon as its gradient is complete."""
+    a = torch.tensor(1.0, requires_grad=True)
+    b = torch.tensor(2.0, requires_grad=True)
+    first = a.exp()  # recorded first
+    second = b.log()  # recorded second
+    loss = first + second
+    assert names(torch.autograd.backward_steps(loss)) == [
+        "AddBackward0",
+        "LogBackward0",
+        "autogradkit::autograd::AccumulateGrad",
+        "ExpBackward0",
+        "autogradkit::autograd::AccumulateGrad",
+    ]
+
+
+def test_the_pass_tells_what_runs_next_and_what_waits():
+    """The public view of a pass: the next node, the gradients waiting in buffers
+    and the seed, before and after one step."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (a * a).sum()
+    steps = torch.autograd.backward_steps(loss)
+    assert steps.root_grads[0].item() == 1.0
+    assert steps.next_node is loss.grad_fn
+    assert list(steps.buffered) == [loss.grad_fn]
+    next(steps)
+    mul = loss.grad_fn.next_functions[0].node
+    assert steps.next_node is mul
+    assert steps.buffered[mul].tolist() == [1.0, 1.0]
+    list(steps)
+    assert steps.finished and steps.next_node is None and steps.buffered == {}
+
+
+# -- 3. Send gradients on: the chain rule, un-broadcast once ----------------------------
+def test_a_broadcast_input_gets_its_gradient_summed_back_to_its_shape():
+    """``b`` of shape (3,) was stretched over 2 rows: its gradient is summed over
+    them by the engine, not by the operation."""
+    w = torch.ones(2, 3)
+    b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (w + b).sum().backward()
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_each_step_reports_what_it_received_and_sent():
+    a = torch.tensor(3.0, requires_grad=True)
+    c = torch.tensor(4.0)
+    loss = a * c
+    (mul, leaf) = list(torch.autograd.backward_steps(loss))
+    assert mul.grad_output.item() == 1.0
+    assert [None if g is None else g.item() for g in mul.grad_inputs] == [4.0, None]
+    assert leaf.grad_inputs == ()
+
+
+# -- .grad accumulates -------------------------------------------------------------------
+def test_gradients_accumulate_in_grad_across_passes():
+    a = torch.tensor(2.0, requires_grad=True)
+    (a * a).backward()
+    (a * a).backward()
+    assert a.grad.item() == 8.0  # 4 + 4
+
+
+def test_a_step_can_undo_and_redo_its_grad_update():
+    a = torch.tensor(2.0, requires_grad=True)
+    (a * 3.0).backward()
+    steps = list(torch.autograd.backward_steps(a * 5.0))
+    assert a.grad.item() == 8.0
+    accumulation = steps[-1].accumulations[0]
+    assert accumulation.tensor is a and accumulation.previous.item() == 3.0
+    steps[-1].undo()
+    assert a.grad.item() == 3.0
+    steps[-1].redo()
+    assert a.grad.item() == 8.0
+
+
+# -- 4. Free the graph (unless retain_graph) --------------------------------------------
+def test_a_second_pass_through_a_freed_graph_fails():
+    a = torch.tensor(2.0, requires_grad=True)
+    loss = a * a
+    loss.backward()
+    with pytest.raises(RuntimeError) as error:
+        loss.backward()
+    assert str(error.value) == SECOND_BACKWARD_MESSAGE
+
+
+def test_nodes_free_their_saved_tensors_as_they_run():
+    """Freeing happens node by node: after the first step only that node's saved
+    tensors are gone."""
+    a = torch.tensor(2.0, requires_grad=True)
+    h = a * a
+    loss = h * h
+    steps = torch.autograd.backward_steps(loss)
+    next(steps)
+    with pytest.raises(RuntimeError):
+        _ = loss.grad_fn.saved_tensors
+    assert len(h.grad_fn.saved_tensors) == 2
+
+
+def test_retain_graph_keeps_the_graph_for_another_pass():
+    a = torch.tensor(2.0, requires_grad=True)
+    loss = a * a
+    loss.backward(retain_graph=True)
+    loss.backward()
+    assert a.grad.item() == 8.0
+
+
+# -- hooks ------------------------------------------------------------------------------
+def test_a_tensor_hook_sees_and_can_replace_the_gradient():
+    a = torch.tensor(2.0, requires_grad=True)
+    h = a * 3.0
+    seen = []
+
+    def times_ten(grad):
+        seen.append(grad.item())
+        return grad * 10.0
+
+    h.register_hook(times_ten)
+    (h * 2.0).backward()
+    assert seen == [2.0]
+    assert a.grad.item() == 60.0  # 2 · 10 · 3
+
+
+def test_node_hooks_run_before_and_after_the_node():
+    a = torch.tensor(2.0, requires_grad=True)
+    h = a * 3.0
+    calls = []
+    h.grad_fn.register_prehook(lambda grad_outputs: calls.append(("pre", grad_outputs[0].item())))
+    h.grad_fn.register_hook(
+        lambda grad_inputs, grad_outputs: calls.append(("post", grad_inputs[0].item()))
+    )
+    (h * 2.0).backward()
+    assert calls == [("pre", 2.0), ("post", 6.0)]
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient():
+    a = torch.tensor(2.0, requires_grad=True)
+    h = a * 3.0
+    h.retain_grad()
+    (h * h).backward()
+    assert h.grad.item() == 12.0  # 2h
