@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from .._legacy import Variable
 from . import functional
 from .engine import (
@@ -129,6 +131,7 @@ def grad(
         elif isinstance(value, Tensor):
             results.append(value)
         else:
+            value = np.asarray(value)  # a 0-d gradient may be a NumPy scalar
             results.append(
                 Tensor._make(
                     value.copy() if value.base is not None or not value.flags.writeable else value

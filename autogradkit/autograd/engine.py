@@ -174,7 +174,7 @@ class BackwardStep:
 def _as_tensor(value):
     if value is None or type(value) is Tensor:
         return value
-    return Tensor._make(value)
+    return Tensor._make(np.asarray(value))  # 0-d gradients travel as NumPy scalars
 
 
 class _GraphTask:
@@ -283,7 +283,6 @@ class _GraphTask:
             return
         total = waiting + grad
         if type(total) is not Tensor:
-            total = np.asarray(total)  # NumPy returns 0-d sums as scalars
             self.owned.add(node)  # a sum made here: ours to hand on
         self.buffers[node] = total
 

@@ -332,7 +332,7 @@ class Node:
             grad = next(tracked)
             shape, dtype = edge.node.input_metadata[edge.input_nr]
             if grad is not None and (
-                type(grad) is not np.ndarray or grad.shape != shape or grad.dtype != dtype
+                not isinstance(grad, _NUMPY_VALUE) or grad.shape != shape or grad.dtype != dtype
             ):
                 grad = _fit_to_input(grad, shape, dtype, create_graph)
             sent.append(grad)
@@ -349,9 +349,16 @@ def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):
             grad = grad.reshape(shape)
     if create_graph:
         return grad if grad.dtype == dtype else grad.to(_dtype_of(dtype))
-    if type(grad) is not np.ndarray:
-        grad = np.asarray(grad)  # NumPy gives scalars for 0-d results
+    if not isinstance(grad, _NUMPY_VALUE):
+        grad = np.asarray(grad)
     return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
+# What gradients are between nodes of a pass: arrays, and NumPy scalars for 0-d
+# gradients. NumPy returns a scalar for a 0-d result and computes with scalars
+# many times faster than with 0-d arrays, so they stay scalars inside the engine
+# and become 0-d arrays where they leave it (.grad, hooks, step records, grad()).
+_NUMPY_VALUE = (np.ndarray, np.generic)
 
 
 def _dtype_of(numpy_dtype):
@@ -427,7 +434,7 @@ class AccumulateGrad(Node):
             variable._grad = _first_grad(grad, variable, create_graph, owned)
             return None
         if create_graph or old.grad_fn is not None or type(grad) is Tensor:
-            new = old + (grad if type(grad) is Tensor else Tensor._make(grad))
+            new = old + (grad if type(grad) is Tensor else Tensor._make(np.asarray(grad)))
             variable._grad = new if create_graph else new.detach()
             return old
         previous = Tensor._make(old._data.copy()) if keep_previous else None
@@ -446,7 +453,7 @@ def _first_grad(grad, variable, create_graph: bool, owned: bool):
     """What ``.grad`` becomes on the first accumulation into ``variable``."""
     if type(grad) is Tensor:
         return grad if create_graph else Tensor._make(grad._data)
-    fitted = _fit_array(grad, variable._data)
+    fitted = np.asarray(_fit_array(grad, variable._data))  # a 0-d gradient may be a scalar
     # The gradient array may be shared (a pass-through of Add, or the user's own
     # `gradient=`), so store a private copy unless the engine knows it was made
     # for us alone.
