@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._promotion import promote
+from ._promotion import promote, promote_for_arithmetic
 from .where import select
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "neg", "pow", "reciprocal"]
@@ -54,7 +54,7 @@ class Add(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote(x, y)
+        x, y = promote_for_arithmetic(x, y)
         return x + y
 
     @staticmethod
@@ -72,7 +72,7 @@ class AddScaled(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y, alpha):
         (ctx.alpha,) = alpha
-        x, y = promote(x, y)
+        x, y = promote_for_arithmetic(x, y)
         return x + ctx.alpha * y
 
     @staticmethod
@@ -90,7 +90,7 @@ class SubScaled(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y, alpha):
         (ctx.alpha,) = alpha
-        x, y = promote(x, y)
+        x, y = promote_for_arithmetic(x, y)
         return x - ctx.alpha * y
 
     @staticmethod
@@ -106,7 +106,7 @@ class Sub(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote(x, y)
+        x, y = promote_for_arithmetic(x, y)
         return x - y
 
     @staticmethod
@@ -122,7 +122,7 @@ class Rsub(Function):
 
     @staticmethod
     def forward(ctx, x, c):
-        x, c = promote(x, c)
+        x, c = promote_for_arithmetic(x, c)
         return c - x
 
     @staticmethod
@@ -144,7 +144,7 @@ class Mul(BinaryFunction):
         # gradient, so only then is it kept.
         needs_x, needs_y = ctx.needs_input_grad
         ctx.save_for_backward(x if needs_y else None, y if needs_x else None)
-        x, y = promote(x, y)
+        x, y = promote_for_arithmetic(x, y)
         return x * y
 
     @staticmethod
