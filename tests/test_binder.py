@@ -27,6 +27,15 @@ RUNTIME = BINDER / "runtime.txt"
 REQUIREMENTS = BINDER / "requirements.txt"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 FIRST_NOTEBOOK = "notebooks/01_tensors_functions_graph.ipynb"
+# What mybinder's repo2docker image for Python 3.11 already has; `pip install -r
+# binder/requirements.txt` keeps them, since `.[lab]` accepts them.
+BINDER_IMAGE = [
+    "jupyterlab==4.4.9",
+    "notebook==7.4.7",
+    "ipywidgets==8.1.7",
+    "jupyterlab_widgets==3.0.15",
+    "ipykernel==7.0.1",
+]
 
 
 def _pyproject() -> dict:
@@ -53,6 +62,9 @@ def test_the_runtime_is_a_pinned_python_the_package_supports():
 def test_the_requirements_install_this_repository_with_the_lab_extra():
     lines = _requirement_lines()
     local = [line for line in lines if re.fullmatch(r"(-e\s+)?\.(\[[\w,\s-]+\])?", line)]
+    assert local and local[0].startswith("-e "), (
+        "install the repository editable (-e .[lab]): a learner's edits then take effect"
+    )
     assert local, f"binder/requirements.txt must install this repository ('.[lab]'), got {lines}"
     extras = re.findall(r"[\w-]+", local[0].split("[", 1)[1]) if "[" in local[0] else []
     known = _pyproject()["project"]["optional-dependencies"]
@@ -104,6 +116,7 @@ def test_repo2docker_accepts_the_configuration(tmp_path):
 @pytest.mark.slow
 @pytest.mark.e2e
 @pytest.mark.binder
+@pytest.mark.timeout(900)  # a fresh environment: several installs, then six notebooks
 def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_path):
     """What Binder does, minus Docker: a fresh environment, ``pip install -r
     binder/requirements.txt`` from the repository root, then the notebooks, which
@@ -131,18 +144,25 @@ def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_p
         )
         return proc
 
-    # From the repository root, as repo2docker runs it (WORKDIR ${REPO_DIR}).
+    # The image's own packages first, then the requirements from the repository root,
+    # as repo2docker runs them (WORKDIR ${REPO_DIR}).
+    run("-m", "pip", "install", "-q", *BINDER_IMAGE)
     run("-m", "pip", "install", "-q", "-r", str(REQUIREMENTS.relative_to(ROOT)))
     run("-m", "pip", "install", "-q", "pytest", "nbval")
-    # Elsewhere than the repository, where `import autogradkit` would find the source folder.
+    # Elsewhere than the repository, so only the environment's install can be found;
+    # editable, it points at the repository's source (a learner's edits take effect).
     installed = run(
         "-c",
-        "import autogradkit, ipywidgets, matplotlib, jupyterlab; print(autogradkit.__file__)",
+        "import autogradkit, ipywidgets, jupyterlab, ipykernel, notebook, matplotlib\n"
+        "import importlib.metadata as md\n"
+        "print(autogradkit.__file__)\n"
+        "for name in ('jupyterlab', 'notebook', 'ipywidgets', 'jupyterlab_widgets', 'ipykernel'):\n"
+        "    print(f'{name}=={md.version(name)}')",
         cwd=tmp_path,
     )
-    assert str(env_dir) in installed.stdout, (
-        "autogradkit must come from the Binder environment, not this one"
-    )
+    assert str(ROOT / "autogradkit") in installed.stdout, installed.stdout
+    for pinned in BINDER_IMAGE:
+        assert pinned in installed.stdout, f"installing the requirements replaced {pinned}"
 
     # nbval alone, with an empty ini file: none of this repository's pytest settings or plugins.
     ini = tmp_path / "pytest.ini"

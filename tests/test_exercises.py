@@ -102,6 +102,9 @@ def test_grading_mode_fails_without_an_answer_and_on_a_wrong_one(
     with pytest.raises(AssertionError, match="no answer given"):
         check(None, *context)
     check(right, *context)
+    check(right, *context, grading=True)
+    assert capsys.readouterr().out == ""  # a right answer passes silently
+    check(right, *context, grading=False)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 

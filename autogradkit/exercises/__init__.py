@@ -9,7 +9,8 @@ what it thinks, without showing the expected value in the notebook:
 
 In **grading mode** (``grading=True``, or the environment variable
 ``AUTOGRADKIT_GRADING=1`` as an autograder sets it) a missing or wrong answer raises
-``AssertionError`` instead, so a grader counts it as failed.
+``AssertionError`` instead, so a grader counts it as failed, and a right answer
+passes silently (otter-grader's tests compare what a test prints).
 
 The checkers' frames are hidden from IPython's tracebacks (``__tracebackhide__``):
 a failed check shows its message and the learner's cell, not this module.
@@ -61,7 +62,8 @@ def exercise(number: int, hint: str) -> Callable[[Callable[..., str]], Callable[
                     raise AssertionError(f"Exercise {number}: {miss}") from None
                 print(f"Not yet: {miss}")
                 return
-            print(f"Correct: {praise}")
+            if not grading:
+                print(f"Correct: {praise}")
 
         return check
 
