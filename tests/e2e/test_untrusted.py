@@ -18,12 +18,13 @@ from e2e_support import (
     CANARY_NOTEBOOK,
     KERNEL_TIMEOUT,
     NOTEBOOKS,
+    TEST_TIMEOUT,
     UI_TIMEOUT,
     poll,
     save_screenshot,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(TEST_TIMEOUT)]
 
 SAVED = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 # Text that only an SVG drawing contains (its boxes' tooltips): shown as words, it
