@@ -17,6 +17,7 @@ import numpy as np
 
 from .._legacy import Variable
 from . import functional
+from .custom_function import Function
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
     Accumulation,
@@ -26,7 +27,7 @@ from .engine import (
     prepare,
     run_to_end,
 )
-from .function import Edge, Function, FunctionCtx, Node, once_differentiable
+from .function import Edge, FunctionCtx, Node, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 

@@ -40,6 +40,7 @@ a differentiable graph of the backward pass.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -647,5 +648,22 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
 
 
 def once_differentiable(fn: Callable) -> Callable:
-    """Mark a backward that cannot itself be differentiated (kept for PyTorch API parity)."""
-    return fn
+    """Mark a custom Function's ``backward`` as not differentiable itself, as
+    PyTorch's decorator does: it runs without recording, so in a ``create_graph``
+    pass its gradient is a plain tensor. If the incoming gradient itself has a
+    history (so a second derivative would need this backward's derivative), the
+    pass is refused."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *grad_outputs: Any) -> Any:
+        with grad_mode.no_grad():
+            result = fn(ctx, *grad_outputs)
+        if grad_mode.is_grad_enabled() and any(
+            type(g) is Tensor and g._requires_grad for g in grad_outputs
+        ):
+            raise RuntimeError(
+                "trying to differentiate twice a function that was marked with @once_differentiable"
+            )
+        return result
+
+    return wrapper

@@ -249,6 +249,8 @@ def normalize_text(text: str) -> str:
     mask addresses, strip PyTorch's C++ location suffixes)."""
     text = _AGK_NAME.sub(r"torch.\1", text)
     text = text.replace("autogradkit::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad")
+    # A custom Function's node is named by its module, as in PyTorch.
+    text = text.replace("<autogradkit.autograd.function.", "<torch.autograd.function.")
     text = _TRIGGERED.sub("", text)
     text = _ADDRESS.sub("object at 0x<address>", text)
     return text

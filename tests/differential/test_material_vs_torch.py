@@ -23,7 +23,7 @@ import zlib
 
 import harness as H
 import pytest
-from harness import Program
+from harness import Program, attempt
 
 PROGRAMS: list[Program] = []
 LOSS_RTOL = 1e-4
@@ -298,6 +298,192 @@ def _(lib, inp):
         loss.backward()
         optimizer.step()
     return {"losses": losses, "e": model.e.item()}
+
+
+# ----------------------------------------------------------------------------- "Extending torch.autograd"
+
+
+def _linear_function(lib):
+    class LinearFunction(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, input, weight, bias=None):
+            ctx.save_for_backward(input, weight, bias)
+            output = input.mm(weight.t())
+            if bias is not None:
+                output += bias.unsqueeze(0).expand_as(output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, weight, bias = ctx.saved_tensors
+            grad_input = grad_weight = grad_bias = None
+            if ctx.needs_input_grad[0]:
+                grad_input = grad_output.mm(weight)
+            if ctx.needs_input_grad[1]:
+                grad_weight = grad_output.t().mm(input)
+            if bias is not None and ctx.needs_input_grad[2]:
+                grad_bias = grad_output.sum(0)
+            return grad_input, grad_weight, grad_bias
+
+    return LinearFunction
+
+
+@program("custom-function-linear")
+def _(lib, inp):
+    """forward and backward receive tensors (input.mm(...)); needs_input_grad."""
+    LinearFunction = _linear_function(lib)
+    lib.manual_seed(0)
+    x = lib.randn(4, 3, dtype=lib.double, requires_grad=True)
+    w = lib.randn(2, 3, dtype=lib.double, requires_grad=True)
+    b = lib.randn(2, dtype=lib.double, requires_grad=True)
+    out = LinearFunction.apply(x, w, b)
+    out.sum().backward()
+    frozen = lib.randn(2, 3, dtype=lib.double)
+    partial = LinearFunction.apply(x, frozen)
+    return {
+        "out": out,
+        "x": x,
+        "w": w,
+        "b": b,
+        "name": out.grad_fn.name(),
+        "repr": repr(out.grad_fn),
+        "partial": partial,
+        "gradcheck": lib.autograd.gradcheck(LinearFunction.apply, (x, w, b), eps=1e-6, atol=1e-4),
+    }
+
+
+@program("custom-function-setup-context")
+def _(lib, inp):
+    class MulConstant(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(tensor, constant):
+            return tensor * constant
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            _, constant = inputs
+            ctx.constant = constant
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.constant, None
+
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = MulConstant.apply(x, 2.5)
+    y.backward(lib.tensor([1.0, 0.5, 0.25]))
+    with lib.no_grad():
+        untracked = MulConstant.apply(x, 2.0)
+    return {"y": y, "x": x, "untracked": untracked}
+
+
+@program("custom-function-double-backward")
+def _(lib, inp):
+    """Double backward through a custom Function: backward's own operations on the
+    saved tensors are recorded in a create_graph pass."""
+
+    class Cube(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return grad_out * 3 * x**2
+
+    class Exp(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result
+
+    z = lib.tensor(2.0, requires_grad=True)
+    (d1,) = lib.autograd.grad(Cube.apply(z), z, create_graph=True)
+    (d2,) = lib.autograd.grad(d1, z)
+    t = lib.tensor([0.5, 1.0], dtype=lib.double, requires_grad=True)
+    e = Exp.apply(t)
+    (g,) = lib.autograd.grad(e.sum(), t, create_graph=True)
+    g.sum().backward()
+    cube_input = lib.tensor([0.3, 1.2], dtype=lib.double, requires_grad=True)
+    return {
+        "d1": d1,
+        "d2": d2,
+        "e": e,
+        "g": g,
+        "t": t,
+        "gradgradcheck": lib.autograd.gradgradcheck(Cube.apply, (cube_input,)),
+        "second_pass": attempt(lambda: e.sum().backward()),
+    }
+
+
+@program("custom-function-ctx-features")
+def _(lib, inp):
+    """once_differentiable, mark_non_differentiable, mark_dirty, saved tensors
+    modified in place."""
+
+    class Square(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**2
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    class Argmax(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            index = x.argmax()
+            ctx.mark_non_differentiable(index)
+            return index
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    class AddOneInPlace(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    z = lib.tensor(2.0, requires_grad=True)
+    Square.apply(z).backward()
+    (d,) = lib.autograd.grad(Square.apply(z), z, create_graph=True)
+    t = lib.tensor([0.5, 3.0, 1.0], requires_grad=True)
+    a = t * 2
+    r = AddOneInPlace.apply(a)
+    r.sum().backward()
+    u = t * 1
+    s = Square.apply(u)
+    u.mul_(2)
+    return {
+        "z_grad": z.grad,
+        "d": d,
+        "d_backward": attempt(lambda: d.backward()),
+        "argmax": Argmax.apply(t),
+        "same": r is a,
+        "r": r,
+        "version": a._version,
+        "t_grad": t.grad,
+        "dirty_leaf": attempt(lambda: AddOneInPlace.apply(t)),
+        "modified_saved": attempt(lambda: s.sum().backward()),
+    }
 
 
 # ----------------------------------------------------------------------------- nn.Module bookkeeping
