@@ -6,6 +6,7 @@ Python ints int64, and ``requires_grad`` is only allowed for float dtypes.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any, overload
@@ -270,7 +271,10 @@ def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # n
             if who == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
-    return tuple(int(n) for n in size)
+    shape = tuple(int(n) for n in size)
+    if math.prod(shape) >= 2**62:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return shape
 
 
 def _float_dtype(dtype: DType | None, who: str) -> np.dtype:
@@ -305,6 +309,11 @@ def full(
     """A tensor of ``size`` filled with ``fill_value`` (its dtype follows the value)."""
     _check_device(device)
     shape = _size((size,), None, "full")
+    if not isinstance(fill_value, (numbers.Number, np.generic)) or isinstance(fill_value, complex):
+        raise TypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
     if dtype is None:
         dtype = (
             _dtype.bool
@@ -350,6 +359,8 @@ def arange(
     _check_device(device)
     if end is None:
         start, end = 0, start
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
@@ -377,6 +388,12 @@ def linspace(
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed
     as PyTorch computes them."""
     _check_device(device)
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(
+            f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}"
+        )
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     target = _float_or(_check_dtype(dtype, "linspace"))
     return _leaf(_ranges.linspace_values(start, end, steps, target), requires_grad)
 

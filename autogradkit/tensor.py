@@ -638,6 +638,7 @@ class Tensor(MathMethods):
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
         otherwise the out-of-place operation whose result replaces this tensor's
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
+        _check_writable(self._data)
         self._check_inplace(other)
         other_requires = isinstance(other, Tensor) and other._requires_grad
         if grad_mode._state.enabled and (self._requires_grad or other_requires):
@@ -690,6 +691,11 @@ class Tensor(MathMethods):
 
     def div_(self, other) -> Tensor:
         """In place: ``self /= other``."""
+        if self._data.dtype.kind != "f":  # true division gives floats
+            raise RuntimeError(
+                "result type Float can't be cast to the desired output type "
+                f"{_dtype.scalar_type_name(self._data.dtype)}"
+            )
         return self._inplace(_ops_arith.div, _np_div_inplace, other)
 
     def zero_(self) -> Tensor:
@@ -706,7 +712,18 @@ class Tensor(MathMethods):
     def copy_(self, source: Tensor) -> Tensor:
         """In place: copy ``source``'s values into this tensor."""
         self._check_inplace()
-        self._data[...] = source._data if isinstance(source, Tensor) else source
+        _check_writable(self._data)
+        values = source._data if isinstance(source, Tensor) else np.asarray(source)
+        try:
+            np.broadcast_shapes(values.shape, self._data.shape)
+        except ValueError:
+            raise _ops_arith.broadcast_error(self._data, values) from None
+        if np.broadcast_shapes(values.shape, self._data.shape) != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(values.shape, self._data.shape))}"
+            )
+        self._data[...] = values
         self._version_counter[0] += 1
         return self
 
@@ -734,9 +751,13 @@ class Tensor(MathMethods):
                 "autogradkit does not record item assignment on tensors that require grad; "
                 "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
             )
-        self._data[_ops_shape.normalize_key(key)] = (
-            value._data if isinstance(value, Tensor) else value
-        )
+        _check_writable(self._data)
+        key = _ops_shape.normalize_key(key)
+        values = value._data if isinstance(value, Tensor) else value
+        try:
+            self._data[key] = values
+        except ValueError:
+            raise _expand_error(self._data[key].shape, np.shape(values)) from None
         self._version_counter[0] += 1
 
     # -- NumPy interoperability (lets backward formulas run on tensors) --------------
@@ -913,6 +934,33 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
     return dim + ndim if dim < 0 else (dim if ndim else 0)
+
+
+def _check_writable(data: np.ndarray) -> None:
+    """An expanded tensor repeats one element in many places: writing into it is
+    refused, as in PyTorch (NumPy says "read-only")."""
+    if not data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _expand_error(target: tuple, given: tuple) -> RuntimeError:
+    """PyTorch's message for ``x[key] = value`` when value's shape does not fit."""
+    for offset in range(1, max(len(target), len(given)) + 1):
+        want = target[-offset] if offset <= len(target) else 1
+        have = given[-offset] if offset <= len(given) else 1
+        if have not in (1, want):
+            return RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
+                f"at non-singleton dimension {max(len(target), len(given)) - offset}.  "
+                f"Target sizes: {list(target)}.  Tensor sizes: {list(given)}"
+            )
+    return RuntimeError(
+        f"shape mismatch: value tensor of shape {list(given)} cannot be broadcast to indexing "
+        f"result of shape {list(target)}"
+    )
 
 
 def _check_inplace_operand(data: np.ndarray, other) -> None:

@@ -70,13 +70,38 @@ def backward(
     product (None for scalars, meaning 1). Unless ``retain_graph=True`` the graph's
     saved tensors are freed afterwards.
     """
-    if inputs is not None:
-        raise NotImplementedError(
-            "backward(inputs=...) is not supported by autogradkit; use autograd.grad"
-        )
     if create_graph:
         warnings.warn(CREATE_GRAPH_BACKWARD_WARNING, UserWarning, stacklevel=2)
+    if inputs is not None:
+        _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs)
+        return
     run_to_end(prepare(tensors, grad_tensors, retain_graph, create_graph))
+
+
+def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs) -> None:
+    """``backward(inputs=[...])``: accumulate into the ``.grad`` of those tensors
+    only (leaves or not), leaving every other leaf's ``.grad`` alone."""
+    from ..tensor import Tensor
+
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    roots = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if grad_tensors is not None and isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    grads = grad(
+        roots,
+        inputs,
+        grad_tensors,
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=True,
+    )
+    for tensor, value in zip(inputs, grads):
+        if value is None:
+            continue
+        value = value if create_graph else value.detach()
+        tensor._grad = value if tensor._grad is None else tensor._grad + value
 
 
 def grad(

@@ -560,6 +560,11 @@ def prepare(
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
+    elif isinstance(grad_tensors, (np.ndarray, int, float)):
+        raise TypeError(
+            f"gradient must be a Tensor (or None for a scalar output), not "
+            f"{type(grad_tensors).__name__}: wrap it, e.g. torch.tensor(...)"
+        )
     elif grad_tensors is not None:
         grad_tensors = tuple(grad_tensors)
     if retain_graph is None:

@@ -18,7 +18,7 @@ from ..ops.arithmetic import broadcast_error
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 
 __all__ = [
     "binary_cross_entropy_with_logits",
@@ -205,6 +205,21 @@ class MseLoss(Function):
         )
 
 
+def _check_broadcastable_weight(weight, shape: tuple) -> None:
+    """PyTorch's message for a ``weight`` that does not broadcast to the input."""
+    if weight is None:
+        return
+    for offset in range(1, weight.ndim + 1):
+        have = weight.shape[-offset]
+        want = shape[-offset] if offset <= len(shape) else 1
+        if have not in (1, want) or weight.ndim > len(shape):
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {have} at -{offset}! Mismatching "
+                f"argument at index 1 had {Size(weight.shape)!r}; but expected shape "
+                f"should be broadcastable to {list(shape)}"
+            )
+
+
 def _check_loss_args(name: str, input, target, reduction: str) -> None:
     if not isinstance(input, Tensor):
         raise TypeError(
@@ -291,6 +306,7 @@ def binary_cross_entropy(
         )
     weight_data = weight._data if isinstance(weight, Tensor) else weight  # a constant (see above)
     _check_constant("binary_cross_entropy", weight=weight)
+    _check_broadcastable_weight(weight_data, input.shape)
     return BinaryCrossEntropy.apply(input, target, weight_data, reduction)
 
 

@@ -106,6 +106,7 @@ class Sub(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        _refuse_bool_subtraction(x, y)
         x, y = promote_for_arithmetic(x, y)
         return x - y
 
@@ -189,11 +190,39 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return -x
 
     @staticmethod
     def backward(ctx, grad_output):
         return -grad_output
+
+
+def _is_bool(value) -> bool:
+    if type(value) is np.ndarray:
+        return value.dtype == np.bool_
+    return isinstance(value, (bool, np.bool_))
+
+
+def _refuse_bool_subtraction(x, y) -> None:
+    """PyTorch's refusals of ``-`` on bools (NumPy's words name NumPy)."""
+    bools = [_is_bool(x), _is_bool(y)]
+    if not any(bools):
+        return
+    if all(bools):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if any(bools):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 class Reciprocal(Function):
@@ -227,6 +256,8 @@ class Pow(Function):
     def forward(ctx, x, exponent):
         if x.dtype.kind != "f" and isinstance(exponent, float):
             x = x.astype(np.float32)
+        if x.dtype.kind in "iu" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(x)
         ctx.exponent = exponent
         with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch

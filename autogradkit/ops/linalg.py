@@ -278,6 +278,12 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix times vector."""
+    for name, position, value in (("input", 1, input), ("vec", 2, vec)):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"mv(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{type(value).__name__}"
+            )
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return Mv.apply(input, vec)

@@ -103,7 +103,8 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.shape, ctx.count = x.shape, x.size
-        return np.add.reduce(x, axis=None) / x.size
+        with np.errstate(invalid="ignore", divide="ignore"):  # mean of nothing: nan, silently
+            return np.add.reduce(x, axis=None) / x.size
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -121,6 +122,9 @@ class MeanDim(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         ctx.count = int(np.prod([x.shape[d] for d in dims]))
+        if x.size == 0:  # mean of nothing: nan, silently (NumPy warns)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.add.reduce(x, axis=dims, keepdims=keepdim) / ctx.count
         return np.mean(x, axis=dims, keepdims=keepdim)
 
     @staticmethod

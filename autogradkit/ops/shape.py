@@ -658,7 +658,7 @@ def _tensors_arg(tensors, name: str) -> list[Tensor]:
     if not tensors:
         if name == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
     for i, t_ in enumerate(tensors):
         if not isinstance(t_, Tensor):
             raise TypeError(

@@ -465,6 +465,68 @@ def _deepcopy(lib, inp):
 register("copy/deepcopy-keeps-grad", _deepcopy)
 
 
+# ----------------------------------------------------------------------------- errors in PyTorch's words
+
+
+def _errors(lib, inp):
+    import numpy as np
+
+    def backward_into(which):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        (x * y * 3).sum().backward(inputs=which(x, y))
+        return x.grad, y.grad
+
+    def expanded_add():
+        return lib.zeros(1).expand(3).add_(1)
+
+    def slice_assign():
+        t = lib.zeros(3)
+        t[0:2] = lib.ones(3)
+
+    def row_assign():
+        t = lib.zeros(2, 3)
+        t[0] = lib.ones(2)
+
+    return {
+        "zeros_overflow": attempt(lambda: lib.zeros(2**62, 2**62)),
+        "linspace_negative_steps": attempt(lambda: lib.linspace(0, 1, -1)),
+        "full_str": attempt(lambda: lib.full((2,), "a")),
+        "arange_inf": attempt(lambda: lib.arange(float("inf"))),
+        "arange_nan": attempt(lambda: lib.arange(0, float("nan"))),
+        "bool_sub": attempt(lambda: lib.tensor([True]) - lib.tensor([False])),
+        "bool_sub_number": attempt(lambda: lib.tensor([True]) - 1),
+        "bool_neg": attempt(lambda: -lib.tensor([True])),
+        "int_div_": attempt(lambda: lib.tensor([1, 2]).div_(2)),
+        "copy_wrong_size": attempt(lambda: lib.zeros(3).copy_(lib.ones(2))),
+        "copy_broadcast": lib.zeros(3).copy_(lib.ones(1)),
+        "slice_assign_wrong_size": attempt(slice_assign),
+        "row_assign_wrong_size": attempt(row_assign),
+        "inplace_on_expanded": attempt(expanded_add),
+        "copy_into_expanded": attempt(lambda: lib.zeros(1).expand(3).copy_(lib.ones(3))),
+        "mean_empty": lib.ones(0).mean(),
+        "mean_empty_dim": lib.ones(0, 2).mean(0),
+        "mv_list": attempt(lambda: lib.mv(lib.ones(2, 2), [1.0, 1.0])),
+        "bce_weight_shape": attempt(
+            lambda: lib.nn.functional.binary_cross_entropy(
+                lib.full((3,), 0.5), lib.ones(3), weight=lib.ones(2)
+            )
+        ),
+        "int_negative_power": attempt(lambda: lib.tensor([2]) ** -1),
+        "cat_empty": attempt(lambda: lib.cat([])),
+        "backward_inputs_list": backward_into(lambda x, y: [x]),
+        "backward_inputs_tensor": backward_into(lambda x, y: y),
+        "backward_inputs_empty": attempt(lambda: backward_into(lambda x, y: [])),
+        "ndarray_is_not_a_gradient": isinstance(
+            attempt(lambda: (lib.ones(2, requires_grad=True) * 2).backward(np.ones(2))),
+            H.Raised,
+        ),
+    }
+
+
+register("errors/in-pytorchs-words", _errors)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)
