@@ -272,6 +272,13 @@ class Node:
                     _inplace_message(producer, value.shape, value.dtype, expected, counter[0])
                 )
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not found: grad_fn._saved_self,
+        # _saved_other, _saved_result, _saved_exponent, ... (see _saved_by_name).
+        if name.startswith("_saved_") and name != "_saved_sources":
+            return _saved_by_name(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def _release(self) -> None:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
         if self._saved is not None:
@@ -338,6 +345,34 @@ class Node:
                 grad = _fit_to_input(grad, shape, dtype, create_graph)
             sent.append(grad)
         return sent
+
+
+def _saved_by_name(node: Node, name: str) -> Any:
+    """What ``node``'s operation saved for backward, by PyTorch's attribute names
+    ("Autograd mechanics"): ``_saved_self``/``_saved_other`` are the first/second
+    input itself, ``_saved_result`` the output (a new tensor, with this node as its
+    ``grad_fn``), and other names the operation's saved arguments
+    (``PowBackward0._saved_exponent``). After the graph was freed, PyTorch's error."""
+    key = name[len("_saved_") :]
+    sources = getattr(node, "_saved_sources", None)
+    if sources is _RELEASED and (key in ("self", "other", "result") or key in node.__dict__):
+        raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+    described = [s for s in sources or () if isinstance(s, tuple)]
+    saved = getattr(node, "_saved", None) or ()
+    if key == "result":
+        for array, (_, _, kind, _) in zip(saved, described):
+            if kind == "output":
+                return Tensor._make(array, grad_fn=node)
+    elif key in ("self", "other") and described:
+        inputs = node._inputs
+        position = 0 if key == "self" else 1
+        if position < len(inputs) and any(s[3] is inputs[position] for s in described):
+            return inputs[position]
+        if any(array is None for array in saved):
+            return None  # saved only when the other input needs a gradient (Mul)
+    elif key in node.__dict__:
+        return node.__dict__[key]
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
 
 
 def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):

@@ -486,6 +486,39 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- "Autograd mechanics": saved tensors
+
+
+@program("saved-tensors-by-name")
+def _(lib, inp):
+    """grad_fn._saved_self / _saved_other / _saved_result / _saved_exponent."""
+    lib.manual_seed(0)
+    x = lib.randn(5, requires_grad=True)
+    y = x.pow(2)
+    e = x.exp()
+    m = x * lib.ones(5)
+    s = x.sigmoid()
+    a = x + 1
+    saved_result = e.grad_fn._saved_result
+    record = {
+        "self_equal": x.equal(y.grad_fn._saved_self),
+        "self_is_x": x is y.grad_fn._saved_self,
+        "exponent": y.grad_fn._saved_exponent,
+        "result_equal": e.equal(saved_result),
+        "result_is_e": e is saved_result,
+        "result": saved_result,
+        "mul_self": m.grad_fn._saved_self,
+        "mul_other": m.grad_fn._saved_other,
+        "sin_self_is_x": x.sin().grad_fn._saved_self is x,
+        "sigmoid_result_node": s.grad_fn._saved_result.grad_fn.name(),
+        "add_has_none": attempt(lambda: a.grad_fn._saved_self),
+        "unknown": attempt(lambda: e.grad_fn._saved_foo),
+    }
+    e.sum().backward()
+    record["after_backward"] = attempt(lambda: e.grad_fn._saved_result)
+    return record
+
+
 # ----------------------------------------------------------------------------- nn.Module bookkeeping
 
 
