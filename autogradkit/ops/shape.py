@@ -584,61 +584,19 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     return basic, advanced
 
 
-def getitem(input: Tensor, key) -> Tensor:  # noqa: C901 - to be split in the readable-core work (issue 10)
+def getitem(input: Tensor, key) -> Tensor:
     """``input[key]``, recorded the way PyTorch records it: an integer is a
     ``SelectBackward0``, a slice a ``SliceBackward0``, ``None`` an unsqueeze, and
     tensors or lists of indices one ``IndexBackward0``."""
     key = normalize_key(key)
-    data = input._data
     if not _is_basic(key):
-        # PyTorch applies the integers, slices and None first (Select/Slice/Unsqueeze
-        # nodes), then one IndexBackward0 for the index tensors on what is left. So
-        # x[0, [0, 2]] is IndexBackward0(SelectBackward0(...)), and x[0, :, [0, 1]]
-        # has shape (n1, 2), where NumPy's rules would give (2, n1).
-        basic, advanced = _split_advanced(key, data.ndim)
-        if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
-            return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
-        if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
-            input = getitem(input, tuple(basic))
-        _check_advanced(input._data, advanced)
-        return Index.apply(input, tuple(advanced))
-    parts = key if isinstance(key, tuple) else (key,)
-    specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
-    if data.ndim == 0 and builtins.any(isinstance(p, (int, np.integer)) for p in parts):
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-            "in C++ to convert a 0-dim tensor to a number"
-        )
-    if specified > data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {data.ndim}")
-    if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
-        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
-        parts = parts[:at] + (slice(None),) * (data.ndim - specified) + parts[at + 1 :]
+        return _advanced_getitem(input, key)
+    parts = _basic_parts(key, input._data.ndim)
     # Apply the parts one dimension at a time, as PyTorch does, so the graph shows
     # one node per non-trivial index.
     result, dim = input, 0
-    for position, p in enumerate(parts):
-        if p is None:
-            result = Unsqueeze.apply(result, dim)
-            dim += 1
-        elif isinstance(p, slice):
-            if p == slice(None):
-                dim += 1
-                continue
-            if p.step == 0:
-                raise ValueError("slice step cannot be zero")
-            if p.step is not None and p.step < 0:
-                raise ValueError("step must be greater than zero")
-            result = Slice.apply(result, (slice(None),) * dim + (p,))
-            dim += 1
-        else:
-            size = result._data.shape[dim]
-            if not -size <= p < size:
-                # PyTorch counts the dimension by the index's position (None included).
-                raise IndexError(
-                    f"index {p} is out of bounds for dimension {position} with size {size}"
-                )
-            result = Select.apply(result, (slice(None),) * dim + (int(p),))
+    for position, part in enumerate(parts):
+        result, dim = _index_one_dimension(result, part, dim, position)
     if result is input:
         # A bare x[:] is a slice of the whole tensor; any other index that selects
         # everything (x[...], x[()], x[:, :]; also on 0-d tensors) is recorded by
@@ -647,6 +605,57 @@ def getitem(input: Tensor, key) -> Tensor:  # noqa: C901 - to be split in the re
             return Slice.apply(input, (slice(None),))
         return Alias.apply(input, Ellipsis)
     return result
+
+
+def _advanced_getitem(input: Tensor, key) -> Tensor:
+    """PyTorch applies the integers, slices and None first (Select/Slice/Unsqueeze
+    nodes), then one IndexBackward0 for the index tensors on what is left. So
+    x[0, [0, 2]] is IndexBackward0(SelectBackward0(...)), and x[0, :, [0, 1]] has
+    shape (n1, 2), where NumPy's rules would give (2, n1)."""
+    basic, advanced = _split_advanced(key, input._data.ndim)
+    if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
+        return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
+    if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
+        input = getitem(input, tuple(basic))
+    _check_advanced(input._data, advanced)
+    return Index.apply(input, tuple(advanced))
+
+
+def _basic_parts(key, ndim: int) -> tuple:
+    """The parts of a basic index, checked, with ``...`` spelled out as slices."""
+    parts = key if isinstance(key, tuple) else (key,)
+    specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if ndim == 0 and builtins.any(isinstance(p, (int, np.integer)) for p in parts):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+            "in C++ to convert a 0-dim tensor to a number"
+        )
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
+        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        parts = parts[:at] + (slice(None),) * (ndim - specified) + parts[at + 1 :]
+    return parts
+
+
+def _index_one_dimension(result: Tensor, part, dim: int, position: int) -> tuple[Tensor, int]:
+    """Apply one part of a basic index at dimension ``dim``: the new result and the
+    dimension the next part applies to."""
+    if part is None:
+        return Unsqueeze.apply(result, dim), dim + 1
+    if isinstance(part, slice):
+        if part == slice(None):
+            return result, dim + 1
+        if part.step == 0:
+            raise ValueError("slice step cannot be zero")
+        if part.step is not None and part.step < 0:
+            raise ValueError("step must be greater than zero")
+        return Slice.apply(result, (slice(None),) * dim + (part,)), dim + 1
+    size = result._data.shape[dim]
+    if not -size <= part < size:
+        # PyTorch counts the dimension by the index's position (None included).
+        raise IndexError(f"index {part} is out of bounds for dimension {position} with size {size}")
+    return Select.apply(result, (slice(None),) * dim + (int(part),)), dim
 
 
 def _tensors_arg(tensors, name: str) -> list[Tensor]:
