@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .._legacy import Variable
-from . import functional
+from . import functional, graph
 from .custom_function import Function
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
@@ -43,6 +43,7 @@ __all__ = [
     "FunctionCtx",
     "Node",
     "functional",
+    "graph",
     "gradcheck",
     "gradgradcheck",
     "GradcheckError",

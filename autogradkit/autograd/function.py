@@ -53,6 +53,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from ..tensor import Tensor
 from . import grad_mode
+from . import graph as _graph
 
 __all__ = ["Function", "Node", "AccumulateGrad", "FunctionCtx", "once_differentiable"]
 
@@ -238,6 +239,8 @@ class Node:
             return self._saved
         if sources is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        if "_packed" in self.__dict__:
+            self._saved = _unpack_saved(self.__dict__.pop("_packed"))
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
                 self._raise_modified(counter, version)
@@ -604,6 +607,49 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are
     ctx._saved = saved
     # With each saved tensor, its version now: backward checks it is unchanged.
     ctx._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
+    if saved is not None and _graph._stack:
+        ctx.__dict__["_packed"] = _pack_saved(ctx, result)  # read by saved_tensors
+
+
+class _NotHooked(NamedTuple):
+    """A saved value that is not a tensor (a number, None): kept as it is."""
+
+    value: Any
+
+
+def _pack_saved(ctx: Node, result: Tensor) -> tuple:
+    """Hand every saved tensor to the active saved_tensors_hooks' pack hook (inputs
+    as the input tensors themselves, the output as the result)."""
+    pack, unpack = _graph._stack[-1]
+    packed = []
+    for array, (_, _, kind, tensor) in zip(ctx._saved, ctx._saved_sources):
+        if type(array) is not np.ndarray:
+            packed.append(_NotHooked(array))  # a number or None: not a tensor
+        elif kind == "input":
+            packed.append(pack(tensor))
+        elif kind == "output":
+            packed.append(pack(result))
+        else:
+            packed.append(pack(Tensor._make(array)))
+    return unpack, packed
+
+
+def _unpack_saved(packed: tuple) -> tuple:
+    """The saved arrays back from the unpack hook (which must return tensors)."""
+    unpack, values = packed
+    arrays = []
+    for value in values:
+        if type(value) is _NotHooked:
+            arrays.append(value.value)
+            continue
+        tensor = unpack(value)
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                f"of type {type(tensor).__name__}"
+            )
+        arrays.append(tensor._data)
+    return tuple(arrays)
 
 
 def _unwrap(args: tuple) -> tuple[list, tuple[bool, ...]]:

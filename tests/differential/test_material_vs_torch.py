@@ -519,6 +519,40 @@ def _(lib, inp):
     return record
 
 
+@program("saved-tensors-hooks")
+def _(lib, inp):
+    """torch.autograd.graph.saved_tensors_hooks: pack when saved, unpack in backward."""
+    log = []
+
+    def pack_hook(t):
+        log.append(("pack", repr(t)))
+        return t
+
+    def unpack_hook(t):
+        log.append(("unpack", repr(t)))
+        return t
+
+    a = lib.ones(5, requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+        y = a.exp() * 3
+        z = (a * 2).sin()
+    (y.sum() + z.sum()).backward()
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(
+        lambda t: t.detach().numpy().copy(), lambda array: lib.from_numpy(array)
+    ):
+        e = x.exp()
+    e.sum().backward()
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 5):
+        w = x.cos()
+    return {
+        "log": log,
+        "a_grad": a.grad,
+        "x_grad": x.grad,
+        "bad_unpack": attempt(lambda: w.sum().backward()),
+    }
+
+
 # ----------------------------------------------------------------------------- nn.Module bookkeeping
 
 
