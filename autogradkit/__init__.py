@@ -47,7 +47,18 @@ from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.accumulate import cumsum, norm, prod
-from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub
+from .ops.arithmetic import (
+    add,
+    div,
+    floor_divide,
+    mul,
+    neg,
+    pow,
+    reciprocal,
+    remainder,
+    rsub,
+    sub,
+)
 from .ops.elementary import (
     acos,
     asin,
@@ -169,6 +180,8 @@ __all__ = [
     "max",
     "maximum",
     "minimum",
+    "remainder",
+    "floor_divide",
     "return_types",
     "mean",
     "min",

@@ -497,7 +497,7 @@ class Tensor(MathMethods):
         from ._parameter_marks import is_marked
         from ._tensor_str import format_tensor
 
-        grad_fn_name = self.grad_fn.name() if self.grad_fn is not None else None
+        grad_fn_name = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         text = format_tensor(
             self._data,
             dtype_name=self._data.dtype.name,
@@ -546,6 +546,24 @@ class Tensor(MathMethods):
 
     def __rtruediv__(self, other):
         return _ops_arith.mul(_ops_arith.reciprocal(self), other)
+
+    def __floordiv__(self, other):
+        return _ops_arith.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops_arith.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ops_arith.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops_arith.remainder(other, self)
+
+    def remainder(self, other):
+        return _ops_arith.remainder(self, other)
+
+    def floor_divide(self, other):
+        return _ops_arith.floor_divide(self, other)
 
     def __pow__(self, exponent):
         return _ops_arith.pow(self, exponent)

@@ -14,7 +14,18 @@ from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic
 from .where import select
 
-__all__ = ["add", "sub", "rsub", "mul", "div", "neg", "pow", "reciprocal"]
+__all__ = [
+    "add",
+    "sub",
+    "rsub",
+    "mul",
+    "div",
+    "neg",
+    "pow",
+    "reciprocal",
+    "remainder",
+    "floor_divide",
+]
 
 
 def broadcast_error(x, y) -> RuntimeError:
@@ -357,6 +368,71 @@ def _values(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+class Remainder(Function):
+    """f(x) = x mod c for a number c (``x % 3``, the sign of c as in Python);
+    ∂f/∂x = 1 (away from the jumps)"""
+
+    node_name = "RemainderBackward0"
+    formula = r"f(x) = x \bmod c \qquad \frac{\partial f}{\partial x} = 1"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        x, c = promote(x, c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.remainder(x, c))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+class RemainderTensor(BinaryFunction):
+    """f(x, y) = x mod y (both tensors);   ∂f/∂x = 1,   ∂f/∂y = −⌊x/y⌋"""
+
+    node_name = "RemainderBackward1"
+    formula = r"f(x, y) = x \bmod y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = -\lfloor x / y \rfloor"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = promote(x, y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ctx.quotient = np.floor_divide(x, y)
+            return np.asarray(np.remainder(x, y))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, -grad_output * ctx.quotient
+
+
+class NotDifferentiable(Function):
+    """An operation PyTorch has no derivative for (``x // 2``, ``2 % x``): its node is
+    named ``NotImplemented`` and backward through it raises, as in PyTorch."""
+
+    node_name = "NotImplemented"
+    formula = r"f(x, y) = \lfloor x / y \rfloor \text{ or } c \bmod y \qquad \frac{\partial f}{\partial x} \text{ not implemented (PyTorch has none)}"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, ufunc, aten_name, x, y):
+        ctx.aten_name = aten_name
+        x, y = promote(x, y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(ufunc(x, y))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError(f"derivative for aten::{ctx.aten_name} is not implemented")
+
+
+def _not_implemented_name(node) -> str:
+    # PyTorch's C++ node class: torch::autograd::NotImplemented.
+    return "autogradkit::autograd::NotImplemented"
+
+
+NotDifferentiable._node_class.name = _not_implemented_name  # type: ignore[method-assign,assignment]
+
+
 class ZerosLike(Function):
     """f(x) = 0 (what ``x.zero_()`` records on a tensor in a graph);   ∂f/∂x = 0"""
 
@@ -471,6 +547,36 @@ def pow(input, exponent) -> Tensor:
     if isinstance(exponent, Tensor):
         return PowTensor.apply(input, exponent)
     return Pow.apply(input, exponent)
+
+
+def remainder(input, other) -> Tensor:
+    """``input % other``: the remainder with the sign of ``other`` (Python's ``%``).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([5.0, -5.0]) % 3
+    tensor([2., 1.])
+    """
+    other = _check_operand(other)
+    if not isinstance(input, Tensor):
+        return NotDifferentiable.apply(
+            np.remainder, "remainder", _check_operand(input, "input"), other
+        )
+    if isinstance(other, Tensor):
+        return RemainderTensor.apply(input, other)
+    return Remainder.apply(input, other)
+
+
+def floor_divide(input, other) -> Tensor:
+    """``input // other``: the quotient rounded down (not differentiated, as in PyTorch).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([5, -5]) // 2
+    tensor([ 2, -3])
+    """
+    other = _check_operand(other)
+    if not isinstance(input, Tensor):
+        input = _check_operand(input, "input")
+    return NotDifferentiable.apply(np.floor_divide, "floor_divide", input, other)
 
 
 def zeros_like_op(input: Tensor) -> Tensor:

@@ -28,7 +28,7 @@ printed output) are normalised for the *known, intended* differences only:
   ``autogradkit.return_types.max(...)`` print where PyTorch prints
   ``torch.float32`` / ``torch.Size([...])`` / ``torch.return_types.max(...)``;
 * ``AccumulateGrad.name()`` is ``autogradkit::autograd::AccumulateGrad`` where
-  PyTorch says ``torch::autograd::AccumulateGrad``;
+  PyTorch says ``torch::autograd::AccumulateGrad`` (likewise ``NotImplemented``);
 * PyTorch appends ``(Triggered internally at <C++ file>:<line>.)`` to some
   warnings; that suffix is stripped;
 * ``object at 0x7f...`` addresses are masked.
@@ -248,7 +248,7 @@ def normalize_text(text: str) -> str:
     """Apply the known, intended autogradkit→PyTorch spelling differences (and
     mask addresses, strip PyTorch's C++ location suffixes)."""
     text = _AGK_NAME.sub(r"torch.\1", text)
-    text = text.replace("autogradkit::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad")
+    text = text.replace("autogradkit::autograd::", "torch::autograd::")
     # A custom Function's node is named by its module, as in PyTorch.
     text = text.replace("<autogradkit.autograd.function.", "<torch.autograd.function.")
     text = _TRIGGERED.sub("", text)

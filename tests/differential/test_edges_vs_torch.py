@@ -527,6 +527,36 @@ def _errors(lib, inp):
 register("errors/in-pytorchs-words", _errors)
 
 
+def _floordiv_mod(lib, inp):
+    x = lib.tensor([5.0, -5.0, 2.5, -0.5], requires_grad=True)
+    y = lib.tensor([3.0, 3.0, -2.0, 2.0], requires_grad=True)
+    r = x % 3
+    rt = x % y
+    (r.sum() + (rt * lib.tensor([1.0, 2.0, 3.0, 4.0])).sum()).backward()
+    i = lib.tensor([5, -5, 7])
+    q = x // 2
+    return {
+        "r": r,
+        "rt": rt,
+        "x": x,
+        "y": y,
+        "q": q,
+        "q_backward": attempt(lambda: q.sum().backward()),
+        "rq": 7 // y,
+        "rmod": attempt(lambda: (7 % y).sum().backward()),
+        "int_floordiv": i // 2,
+        "int_mod": i % 3,
+        "int_mod_neg": i % -3,
+        "int_floordiv_float": i // 2.0,
+        "fn_remainder": lib.remainder(i, 4),
+        "fn_floor_divide": lib.floor_divide(x.detach(), 2),
+        "method": x.detach().remainder(2),
+    }
+
+
+register("arith/floordiv-and-mod", _floordiv_mod)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)
