@@ -303,6 +303,8 @@ class Tensor(MathMethods):
         self._data = (
             value._data if isinstance(value, Tensor) else np.asarray(value, dtype=self._data.dtype)
         )
+        if self._accumulator is not None:
+            self._accumulator.leaf_changed()
 
     @property
     def _version(self) -> int:

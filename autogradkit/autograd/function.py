@@ -434,12 +434,12 @@ class AccumulateGrad(Node):
         # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
         # gradient is stored as soon as every contribution to it has arrived.
         self._sequence_nr = math.inf
+        self.leaf_changed()
 
-    @property
-    def input_metadata(self) -> tuple:  # type: ignore[override]
-        """The leaf's shape and dtype, as it is now."""
+    def leaf_changed(self) -> None:
+        """Take the leaf's shape and dtype again (``leaf.data = ...`` may change them)."""
         data = self.variable._data
-        return ((data.shape, data.dtype),)
+        self.input_metadata = ((data.shape, data.dtype),)
 
     def name(self) -> str:
         return "autogradkit::autograd::AccumulateGrad"
