@@ -152,6 +152,29 @@ def _check_tensors(input, other, name: str) -> None:
             )
 
 
+def _folded_matmul(input: Tensor, other: Tensor) -> Tensor:
+    """A batch of matrices times one matrix or one vector, as PyTorch computes it:
+    the batch dimensions folded into the rows of one matrix (ViewBackward0), one
+    mm or mv, then unfolded (UnsafeViewBackward0)."""
+    batch = input.shape[:-1]
+    rows = int(np.prod(batch))
+    if other.ndim == 1:
+        if input.shape[-1] != other.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({rows}), mat ({rows}x{input.shape[-1]}), "
+                f"vec ({other.shape[0]})"
+            )
+        folded = View.apply(input, (-1, input.shape[-1]))
+        return UnsafeView.apply(Mv.apply(folded, other), batch)
+    if input.shape[-1] != other.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} "
+            f"and {other.shape[0]}x{other.shape[1]})"
+        )
+    folded = View.apply(input, (-1, input.shape[-1]))
+    return UnsafeView.apply(Mm.apply(folded, other), batch + (other.shape[1],))
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules for 1-d and batched operands.
 
@@ -185,16 +208,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return out
     if a == 2 and b == 2:
         return Mm.apply(input, other)
-    if b == 2 and a >= 3:
-        # Fold the batch dimensions into rows: one matrix product, then unfold.
-        batch = input.shape[:-1]
-        if input.shape[-1] != other.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(batch))}x{input.shape[-1]} "
-                f"and {other.shape[0]}x{other.shape[1]})"
-            )
-        rows = View.apply(input, (-1, input.shape[-1]))
-        return UnsafeView.apply(Mm.apply(rows, other), batch + (other.shape[1],))
+    if a >= 3 and b <= 2:
+        return _folded_matmul(input, other)
     error = _batched_shape_error(input, other)
     if error is not None:
         raise error

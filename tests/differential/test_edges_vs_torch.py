@@ -557,6 +557,30 @@ def _floordiv_mod(lib, inp):
 register("arith/floordiv-and-mod", _floordiv_mod)
 
 
+def _batched_matvec(lib, inp):
+    a = lib.tensor(
+        [[[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], [[2.0, 0.0, 1.0], [1.0, 1.0, 1.0]]],
+        requires_grad=True,
+    )
+    b = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    y = a @ b  # PyTorch: UnsafeViewBackward0(MvBackward0(ViewBackward0(a), b))
+    deep = lib.ones(2, 1, 2, 3, requires_grad=True)
+    z = lib.matmul(deep, b)
+    (y * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    z.sum().backward()
+    return {
+        "y": y,
+        "z": z,
+        "a": a,
+        "b": b,
+        "deep": deep,
+        "mismatch": attempt(lambda: lib.ones(2, 2, 3) @ lib.ones(4)),
+    }
+
+
+register("linalg/batched-matrix-times-vector", _batched_matvec)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)
