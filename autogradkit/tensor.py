@@ -16,13 +16,16 @@ import builtins
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _device, _dtype, _ranges
 from ._dtype import dtype as DType
 from ._math_methods import MathMethods
+
+if TYPE_CHECKING:
+    from .autograd.function import Node
 
 __all__ = ["Tensor", "Size"]
 
@@ -89,7 +92,16 @@ class Tensor(MathMethods):
         "_base",
         "__weakref__",
     )
+    # The slots' types (the class body defines methods named bool and float, hence builtins.bool).
+    _data: np.ndarray
+    _requires_grad: builtins.bool
+    grad_fn: Node | None
+    _grad: Tensor | None
     _version_counter: list[int]  # shared by a tensor and its views; bumped by in-place ops
+    _retains_grad: builtins.bool
+    _accumulator: AccumulateGrad | None  # a leaf's node, made on first use
+    _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's hooks
+    _base: Tensor | None  # the tensor this one is a view of
     # Make NumPy hand mixed expressions such as ``array * tensor`` to us.
     __array_priority__ = 1000
 
@@ -108,7 +120,7 @@ class Tensor(MathMethods):
 
     # -- construction helpers -------------------------------------------------
     @staticmethod
-    def _make(data: np.ndarray, grad_fn=None) -> Tensor:
+    def _make(data: np.ndarray, grad_fn: Node | None = None) -> Tensor:
         """Wrap an array without copying (internal; ``grad_fn`` makes it a non-leaf)."""
         t = _new_tensor(Tensor)
         t._data = data
@@ -440,7 +452,7 @@ class Tensor(MathMethods):
     def contiguous(self) -> Tensor:
         return self
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> builtins.bool:
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return builtins.bool(self._data.reshape(()))
@@ -457,7 +469,7 @@ class Tensor(MathMethods):
             )
         return self._data.reshape(()).item()
 
-    def __float__(self) -> float:
+    def __float__(self) -> builtins.float:
         return builtins.float(self._scalar())
 
     def __int__(self) -> int:
@@ -600,10 +612,10 @@ class Tensor(MathMethods):
             return NotImplemented
         return Tensor._make(np.asarray(ufunc(self._data, other)))
 
-    def __eq__(self, other):  # type: ignore[override]
+    def __eq__(self, other):
         return self._compare(other, np.equal)
 
-    def __ne__(self, other):  # type: ignore[override]
+    def __ne__(self, other):
         return self._compare(other, np.not_equal)
 
     def __lt__(self, other):
@@ -671,9 +683,10 @@ class Tensor(MathMethods):
                 self.grad_fn._retained = None
                 result.grad_fn._retained = weakref.ref(self)
                 result.grad_fn._hooked = True
-            self.grad_fn = result.grad_fn
+            new_fn: Node = result.grad_fn
+            self.grad_fn = new_fn
             # The node's output is this tensor now: gradients for it take its dtype.
-            self.grad_fn.input_metadata = ((self._data.shape, self._data.dtype),)
+            new_fn.input_metadata = ((self._data.shape, self._data.dtype),)
             self._requires_grad = True
         else:
             other_data = other._data if isinstance(other, Tensor) else other
@@ -852,19 +865,23 @@ class Tensor(MathMethods):
     def maximum(self, other):
         return _ops_pointwise.maximum(self, other)
 
-    def sum(self, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None):
+    def sum(
+        self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims=None
+    ):
         return _ops_reduction.sum(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
 
-    def mean(self, dim=None, keepdim: bool = False, *, dtype=None, axis=None, keepdims=None):
+    def mean(
+        self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims=None
+    ):
         return _ops_reduction.mean(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
 
-    def max(self, dim=None, keepdim: bool = False):
+    def max(self, dim=None, keepdim: builtins.bool = False):
         return _ops_reduction.max(self, dim, keepdim)
 
-    def min(self, dim=None, keepdim: bool = False):
+    def min(self, dim=None, keepdim: builtins.bool = False):
         return _ops_reduction.min(self, dim, keepdim)
 
-    def argmax(self, dim=None, keepdim: bool = False):
+    def argmax(self, dim=None, keepdim: builtins.bool = False):
         return _ops_reduction.argmax(self, dim, keepdim)
 
     def matmul(self, other):
@@ -880,8 +897,12 @@ class Tensor(MathMethods):
         return _ops_linalg.outer(self, vec2)
 
     def allclose(
-        self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-    ) -> bool:
+        self,
+        other,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
         return _ops_reduction.allclose(self, other, rtol, atol, equal_nan)
 
     def reshape(self, *shape):
@@ -1069,7 +1090,7 @@ from .ops.arithmetic import Mul as _Mul  # noqa: E402
 from .ops.arithmetic import Sub as _Sub  # noqa: E402
 from .ops.linalg import Mm as _Mm  # noqa: E402
 
-_UFUNCS = {
+_UFUNCS: dict[np.ufunc, Callable[..., Tensor]] = {
     np.add: _ops_arith.add,
     np.subtract: _ops_arith.sub,
     np.multiply: _ops_arith.mul,
@@ -1099,7 +1120,7 @@ _NON_DIFFERENTIABLE_UFUNCS = {
     np.logical_or,
     np.logical_not,
 }
-_ARRAY_FUNCTIONS = {
+_ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.broadcast_to: lambda array, shape, subok=False: _ops_shape.expand(array, *shape),
     np.swapaxes: lambda array, axis1, axis2: _ops_shape.transpose(array, axis1, axis2),
     np.transpose: lambda array, axes=None: _ops_shape.permute(

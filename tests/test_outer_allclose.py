@@ -22,7 +22,7 @@ def test_outer_values_and_gradients_match_the_definition(m, n):
     a, b = agk.tensor(a_np, requires_grad=True), agk.tensor(b_np, requires_grad=True)
     out = agk.outer(a, b)
     np.testing.assert_allclose(out.numpy(force=True), np.outer(a_np, b_np), rtol=1e-6)
-    assert out.grad_fn.name() == "MulBackward0"  # type: ignore[attr-defined,unused-ignore]  # grad_fn: typed in tensor.py
+    assert out.grad_fn.name() == "MulBackward0"
     out.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), np.full(m, b_np.sum()), rtol=1e-5)
     np.testing.assert_allclose(b.grad.numpy(), np.full(n, a_np.sum()), rtol=1e-5)

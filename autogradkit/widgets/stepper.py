@@ -242,7 +242,7 @@ class BackwardStepper(widgets.VBox):
             if box is not None:
                 node_classes[box] = "done"
             for (child, _), sent in zip(record.node.next_functions, record.grad_inputs):
-                edge = self._edges.get((box_of.get(child), box))
+                edge = self._edge(child, box)
                 if sent is not None and edge is not None:
                     edge_classes[edge] = "carried"
         if self.position:
@@ -251,10 +251,17 @@ class BackwardStepper(widgets.VBox):
                 node_classes[current] = "current"
             if self._output_box is not None:
                 node_classes[self._output_box] = "done"
-                edge = self._edges.get((box_of.get(self.root.grad_fn), self._output_box))
+                edge = self._edge(self.root.grad_fn, self._output_box)
                 if edge is not None:
                     edge_classes[edge] = "carried"
         return node_classes, edge_classes
+
+    def _edge(self, child: Node | None, target: GraphNode | None) -> GraphEdge | None:
+        """The drawn edge from ``child``'s box to ``target``, if both are drawn."""
+        source = self.graph.box_of.get(child) if child is not None else None
+        if source is None or target is None:
+            return None
+        return self._edges.get((source, target))
 
     def _label(self, node: Node | None) -> str:
         box = self.graph.box_of.get(node) if node is not None else None
@@ -524,7 +531,12 @@ class BackwardStepper(widgets.VBox):
 def _plotted_tensors(graph: Graph, params: Mapping[str, Tensor] | None) -> list[tuple[str, Tensor]]:
     if params is not None:
         return list(params.items())
-    return [(box.label, box.tensor) for box in graph.nodes if box.kind == "leaf"]
+    # A leaf's box always carries its tensor; the test narrows the type.
+    return [
+        (box.label, box.tensor)
+        for box in graph.nodes
+        if box.kind == "leaf" and box.tensor is not None
+    ]
 
 
 def _scaled(svg: str, scale: float) -> str:
