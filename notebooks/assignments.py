@@ -65,6 +65,16 @@ class Exercise:
         index = next(i for i, line in enumerate(lines) if PLACEHOLDER in line)
         return "\n".join(lines[:index] + [solution_block] + lines[index + 1 :])
 
+    def answer_cell(self, begin: str, end: str):
+        """A clean copy of the answer cell whose placeholder line stays above the
+        solution, which stands between the grader's ``begin`` and ``end`` markers (so
+        the learner's notebook, where the grader keeps only the placeholder, runs and
+        its check gives a hint)."""
+        cell = _clean(self.answer)
+        placeholder = next(line for line in self.answer.source.splitlines() if PLACEHOLDER in line)
+        cell.source = self.answer_with(f"{placeholder}\n{begin}\n{self.solution_code}\n{end}")
+        return cell
+
 
 def exercises(nb) -> dict[int, Exercise]:
     """The exercises of a solutions notebook, keyed by the index of the answer cell."""
@@ -79,6 +89,20 @@ def exercises(nb) -> dict[int, Exercise]:
             raise ValueError(f"exercise at cell {index}: expected an answer, a check, a solution")
         found[index] = Exercise(int(call.group(1)), cell, check, solution)
     return found
+
+
+def lesson(nb):
+    """Walk a solutions notebook: each cell that is not part of an exercise (as a clean
+    copy), and each exercise once, as an :class:`Exercise` (its check and solution cells
+    are not yielded on their own)."""
+    found = exercises(nb)
+    part_of_exercise: set[int] = set()
+    for index, cell in enumerate(nb.cells):
+        if index in found:
+            part_of_exercise.update({index + 1, index + 2})
+            yield found[index]
+        elif index not in part_of_exercise:
+            yield _clean(cell)
 
 
 def _clean(cell):
@@ -105,24 +129,13 @@ def _nbgrader(cell, grade_id: str, *, solution: bool, grade: bool, points: int =
 def to_nbgrader(source: Path):
     """The nbgrader source notebook of one lesson."""
     nb = nbformat.read(source, as_version=4)
-    found = exercises(nb)
     cells = []
-    skip = set()
-    for index, cell in enumerate(nb.cells):
-        if index in skip:
+    for item in lesson(nb):
+        if not isinstance(item, Exercise):
+            cells.append(item)
             continue
-        if index not in found:
-            cells.append(_clean(cell))
-            continue
-        ex = found[index]
-        skip.update({index + 1, index + 2})
-        answer = _clean(ex.answer)
-        # The placeholder stays above the solution, so the learner's notebook (where
-        # nbgrader leaves only "# YOUR CODE HERE" of it) runs and its check gives a hint.
-        placeholder = next(line for line in ex.answer.source.splitlines() if PLACEHOLDER in line)
-        answer.source = ex.answer_with(
-            f"{placeholder}\n### BEGIN SOLUTION\n{ex.solution_code}\n### END SOLUTION"
-        )
+        ex = item
+        answer = ex.answer_cell("### BEGIN SOLUTION", "### END SOLUTION")
         cells.append(_nbgrader(answer, f"exercise{ex.number}", solution=True, grade=False))
         cells.append(_clean(ex.check))
         test = nbformat.v4.new_code_cell(
@@ -144,7 +157,6 @@ def _raw(text: str):
 def to_otter(source: Path):
     """otter-grader's master notebook of one lesson."""
     nb = nbformat.read(source, as_version=4)
-    found = exercises(nb)
     name = "autograd" + source.name[:2]
     cells = [
         _raw(
@@ -158,20 +170,12 @@ def to_otter(source: Path):
             "files: []\n"
         )
     ]
-    skip = set()
-    for index, cell in enumerate(nb.cells):
-        if index in skip:
+    for item in lesson(nb):
+        if not isinstance(item, Exercise):
+            cells.append(item)
             continue
-        if index not in found:
-            cells.append(_clean(cell))
-            continue
-        ex = found[index]
-        skip.update({index + 1, index + 2})
-        answer = _clean(ex.answer)
-        placeholder = next(line for line in ex.answer.source.splitlines() if PLACEHOLDER in line)
-        answer.source = ex.answer_with(
-            f"{placeholder}\n# BEGIN SOLUTION NO PROMPT\n{ex.solution_code}\n# END SOLUTION"
-        )
+        ex = item
+        answer = ex.answer_cell("# BEGIN SOLUTION NO PROMPT", "# END SOLUTION")
         test = nbformat.v4.new_code_cell(
             '""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n' + ex.grading_check
         )
