@@ -336,6 +336,12 @@ class Sign(_ZeroGradient):
         return np.sign(x)
 
 
+def _rounded(rounding, x: np.ndarray) -> np.ndarray:
+    """``rounding(x)`` for floats; an integer tensor is already whole, so it comes
+    back as a copy (the result owns its memory, as PyTorch's does)."""
+    return rounding(x) if x.dtype.kind == "f" else x.copy()
+
+
 class Floor(_ZeroGradient):
     """f(x) = ⌊x⌋;   ∂f/∂x = 0"""
 
@@ -344,7 +350,7 @@ class Floor(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
-        return np.floor(x) if x.dtype.kind == "f" else x.copy()
+        return _rounded(np.floor, x)
 
 
 class Ceil(_ZeroGradient):
@@ -355,7 +361,7 @@ class Ceil(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
-        return np.ceil(x) if x.dtype.kind == "f" else x.copy()
+        return _rounded(np.ceil, x)
 
 
 class Trunc(_ZeroGradient):
@@ -366,7 +372,7 @@ class Trunc(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
-        return np.trunc(x) if x.dtype.kind == "f" else x.copy()
+        return _rounded(np.trunc, x)
 
 
 class Round(_ZeroGradient):
@@ -377,7 +383,7 @@ class Round(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
-        return np.round(x) if x.dtype.kind == "f" else x.copy()
+        return _rounded(np.round, x)
 
 
 class RoundDecimals(_ZeroGradient):
