@@ -301,6 +301,21 @@ def _shape_str(shape: tuple[int, ...]) -> str:
     return str(tuple(int(n) for n in shape))
 
 
+def _autograd_suffixes(
+    requires_grad: bool, grad_fn_name: str | None, tangent: str | None
+) -> list[tuple[str, int]]:
+    """``grad_fn=<Name>`` (or ``requires_grad=True``), then a dual tensor's
+    ``tangent=...``, as PyTorch appends them."""
+    texts = []
+    if grad_fn_name is not None:
+        texts.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        texts.append("requires_grad=True")
+    if tangent is not None:
+        texts.append("tangent=" + tangent)
+    return [(text, len(text)) for text in texts]
+
+
 def format_tensor(
     data: np.ndarray,
     *,
@@ -309,6 +324,7 @@ def format_tensor(
     grad_fn_name: str | None = None,
     prefix: str = "tensor(",
     default_dtype_name: str = "float32",
+    tangent: str | None = None,
 ) -> str:
     """Return PyTorch's ``repr`` of a dense CPU tensor holding ``data``.
 
@@ -323,6 +339,8 @@ def format_tensor(
         default_dtype_name: the current default float dtype (what
             ``torch.get_default_dtype()`` would return); it is the dtype
             PyTorch does not print.
+        tangent: the text of a dual tensor's tangent (forward mode), shown as
+            ``tangent=...`` after the grad_fn.
     """
     np_dtype = np.dtype(dtype_name)
     data = np.asarray(data)
@@ -356,9 +374,5 @@ def format_tensor(
             suffixes.append(dtype_item)
         tensor_str = _tensor_str(data, floating, indent)
 
-    if grad_fn_name is not None:
-        suffixes.append(plain(f"grad_fn=<{grad_fn_name}>"))
-    elif requires_grad:
-        suffixes.append(plain("requires_grad=True"))
-
+    suffixes += _autograd_suffixes(requires_grad, grad_fn_name, tangent)
     return _add_suffixes(prefix + tensor_str, suffixes, indent)

@@ -512,11 +512,13 @@ class Tensor(MathMethods):
         from ._tensor_str import format_tensor
 
         grad_fn_name = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        tangent = _forward_ad.tangent_of(self) if _forward_ad.state.level is not None else None
         text = format_tensor(
             self._data,
             dtype_name=self._data.dtype.name,
             requires_grad=self._requires_grad,
             grad_fn_name=grad_fn_name,
+            tangent=None if tangent is None else f"{tangent}",
         )
         return "Parameter containing:\n" + text if is_marked(self) else text
 
@@ -1078,6 +1080,7 @@ def _np_zero_inplace(a):
 
 # Imported last: these modules need the Tensor class defined above.
 from . import autograd as _autograd  # noqa: E402
+from .autograd import forward_ad as _forward_ad  # noqa: E402
 from .autograd import grad_mode  # noqa: E402
 from .autograd.function import AccumulateGrad  # noqa: E402
 from .ops import arithmetic as _ops_arith  # noqa: E402

@@ -52,10 +52,21 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from ..tensor import Tensor
+from . import forward_ad as _forward_ad
 from . import grad_mode
 from . import graph as _graph
 
-__all__ = ["Function", "Node", "AccumulateGrad", "FunctionCtx", "once_differentiable"]
+__all__ = [
+    "Function",
+    "Elementwise",
+    "Linear",
+    "Bilinear",
+    "Reduction",
+    "Node",
+    "AccumulateGrad",
+    "FunctionCtx",
+    "once_differentiable",
+]
 
 _sequence_numbers = itertools.count()
 # Marks a node whose saved tensors a backward pass has freed.
@@ -547,6 +558,20 @@ class Function:
     def backward(ctx: Node, grad_output: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError("Function subclasses must implement backward(ctx, grad_output)")
 
+    @staticmethod
+    def jvp(ctx: Node, *tangents: Any) -> Any:
+        """The tangent rule of forward mode: the output's tangent, given one tangent
+        per ``forward`` argument (a NumPy array, or None where that argument has
+        none). It is J·t, the derivative applied to the tangents, where ``backward``
+        computes Jᵀ·g. ``ctx.primals`` holds ``forward``'s arguments, ``ctx.result``
+        its output, ``ctx.saved_tensors`` what ``forward`` saved as if the inputs
+        with tangents needed gradients. Most operations inherit it from
+        :class:`Elementwise`, :class:`Linear`, :class:`Bilinear` or
+        :class:`Reduction`."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {_forward_name(ctx)} that does not support it."
+        )
+
     @classmethod
     def forward_error(cls, arrays: list, error: Exception) -> Exception | None:
         """Turn a NumPy error raised by ``forward`` into PyTorch's (None: re-raise)."""
@@ -576,6 +601,8 @@ class Function:
             _record(ctx, args, out, result, cls.scalars_are_inputs)
         if cls.creates_view:
             _link_view(result, args[0])
+        if _forward_ad.state.level is not None:  # forward mode: carry the tangent along
+            _forward_ad.push_tangent(cls, args, arrays, ctx, result)
         return result
 
     @classmethod
@@ -584,6 +611,111 @@ class Function:
         :meth:`forward_error` knows it, else NumPy's own."""
         translated = cls.forward_error(arrays, error)
         return error if translated is None else translated
+
+
+# -- tangent rules by kind of function -------------------------------------------------
+# An operation states its tangent rule (forward mode) by deriving from one of these
+# instead of Function, or by writing its own ``jvp``.
+
+
+def _zero_if_none(tangent: Any, primal: Any) -> Any:
+    """A missing tangent is a zero one (for rules that need every input's)."""
+    return np.zeros_like(primal) if tangent is None else tangent
+
+
+class Elementwise(Function):
+    """An operation applied element by element (``sin``, ``exp``, ``*``, ``where``…).
+
+    Tangent rule: ḟ = Σᵢ ∂f/∂xᵢ · ẋᵢ, elementwise. Each ∂f/∂xᵢ is a diagonal
+    Jacobian, equal to its own transpose, so ∂f/∂xᵢ · ẋᵢ is exactly what
+    ``backward`` computes for input i when handed ẋᵢ as the gradient: the rule is the
+    backward formula, applied to the tangents.
+    """
+
+    @staticmethod
+    def jvp(ctx: Node, *tangents: Any) -> Any:
+        total = None
+        for i, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            grads = ctx._function.backward(ctx, tangent)
+            part = grads[i] if type(grads) is tuple else grads
+            total = part if total is None else total + part
+        return total
+
+
+class Linear(Function):
+    """An operation that is linear in its tensor inputs (``sum``, ``reshape``,
+    ``transpose``, indexing, ``cat``, ``neg``…): f(a·x + b·y) = a·f(x) + b·f(y).
+
+    Tangent rule: ḟ = f(ẋ). A linear function is its own derivative, so the
+    operation is simply run on the tangents (zeros for inputs without one).
+    """
+
+    @staticmethod
+    def jvp(ctx: Node, *tangents: Any) -> Any:
+        args = [
+            _zero_if_none(tangent, primal) if differentiable else primal
+            for primal, tangent, differentiable in zip(ctx.primals, tangents, ctx.differentiable)
+        ]
+        return _forward_again(ctx, args)
+
+
+class Bilinear(Function):
+    """An operation linear in each tensor input separately: ``x @ y``, ``dot``…
+
+    Tangent rule (the product rule): ḟ = f(ẋ, y) + f(x, ẏ) — the operation run once
+    per input that has a tangent, with that input replaced by its tangent.
+    """
+
+    @staticmethod
+    def jvp(ctx: Node, *tangents: Any) -> Any:
+        total = None
+        for i, tangent in enumerate(tangents):
+            if tangent is None:
+                continue
+            args = list(ctx.primals)
+            args[i] = tangent
+            part = _forward_again(ctx, args)
+            total = part if total is None else total + part
+        return total
+
+
+class Reduction(Function):
+    """An operation that reduces its input along some axes (all of them by default):
+    ``max()``, ``prod``, ``norm``, ``logsumexp``, a loss averaged over its elements…
+
+    Tangent rule: ḟ = Σⱼ ∂f/∂xⱼ · ẋⱼ over the reduced elements. Handed the gradient 1
+    for every output element, ``backward`` returns ∂f/∂xⱼ for every input element:
+    multiply by the tangent and add up along the reduced axes (per input that has a
+    tangent). A subclass names the axes with ``reduced_axes``.
+    """
+
+    @staticmethod
+    def reduced_axes(ctx: Node) -> tuple[Any, bool]:
+        """``(axis, keepdims)`` for NumPy's ``sum``: which axes the operation
+        reduced (None: all, ``()``: none) and whether it kept them."""
+        return None, False
+
+    @staticmethod
+    def jvp(ctx: Node, *tangents: Any) -> Any:
+        grads = ctx._function.backward(ctx, np.ones_like(ctx.result))
+        grads = grads if type(grads) is tuple else (grads,)
+        axis, keepdims = ctx._function.reduced_axes(ctx)
+        total = None
+        for grad, tangent in zip(grads, tangents):
+            if tangent is not None:
+                part = (grad * tangent).sum(axis=axis, keepdims=keepdims)
+                total = part if total is None else total + part
+        return total
+
+
+def _forward_again(ctx: Node, args: list) -> Any:
+    """Run ``ctx``'s operation once more on ``args``, with a scratch context."""
+    scratch = type(ctx).__new__(type(ctx))
+    scratch._to_save = None
+    scratch.needs_input_grad = ctx.needs_input_grad
+    return ctx._function.forward(scratch, *args)
 
 
 def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are_inputs: bool):

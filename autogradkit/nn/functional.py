@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
 from ..ops.linalg import addmm, matmul
@@ -60,6 +60,15 @@ def _reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     return loss
 
 
+class _Loss(Reduction):
+    """A loss: elementwise terms, then reduced by ``reduction`` ('mean' and 'sum'
+    reduce every element; 'none' none). Its tangent rule is :class:`Reduction`'s."""
+
+    @staticmethod
+    def reduced_axes(ctx):
+        return (() if ctx.reduction == "none" else None), False
+
+
 def _reduction_scale(grad_output, reduction: str, count: int):
     """The gradient of the reduction: 1/N for a mean, 1 for a sum, elementwise for none."""
     return grad_output / count if reduction == "mean" else grad_output
@@ -84,7 +93,7 @@ def _softplus_of_neg(z):
     return np.maximum(-z, 0) + np.log1p(np.exp(-np.abs(z)))
 
 
-class BinaryCrossEntropyWithLogits(Function):
+class BinaryCrossEntropyWithLogits(_Loss):
     """ℓ(z, y) = −w·[p·y·log σ(z) + (1 − y)·log(1 − σ(z))], averaged (or summed),
     with p the ``pos_weight`` (1 when absent);
 
@@ -137,7 +146,7 @@ class BinaryCrossEntropyWithLogits(Function):
         return grad_z, grad_y, None, None, None
 
 
-class BinaryCrossEntropy(Function):
+class BinaryCrossEntropy(_Loss):
     """ℓ(p, y) = −w·[y·log p + (1 − y)·log(1 − p)], averaged (or summed), with each
     log clamped at −100 as in PyTorch;   ∂ℓ/∂p = w·(p − y) / (p·(1 − p)) / N"""
 
@@ -182,7 +191,7 @@ class BinaryCrossEntropy(Function):
         return grad_p, grad_y, None, None
 
 
-class MseLoss(Function):
+class MseLoss(_Loss):
     """ℓ(x, y) = (x − y)², averaged (or summed);   ∂ℓ/∂x = 2(x − y)/N = −∂ℓ/∂y"""
 
     node_name = "MseLossBackward0"

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._dtype import dtype as DType
 from .._dtype import int64 as _int64
-from ..autograd.function import Function
+from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import _values
 from .reduction import _dims, _kept_shape
@@ -45,7 +45,7 @@ def _product_of_others(x, out, axis):
     return others.reshape(values.shape) if axis is None else np.moveaxis(others, 0, flat_axis)
 
 
-class Prod(Function):
+class Prod(Reduction):
     """f(x) = ∏ᵢ xᵢ;   ∂f/∂xᵢ = ∏ⱼ≠ᵢ xⱼ"""
 
     node_name = "ProdBackward0"
@@ -63,7 +63,7 @@ class Prod(Function):
         return grad_output * _product_of_others(x, out, None)
 
 
-class ProdDim(Function):
+class ProdDim(Reduction):
     """f(x) = ∏ along ``dim``;   ∂f/∂xᵢ = the product of the other factors along ``dim``"""
 
     node_name = "ProdBackward1"
@@ -77,6 +77,10 @@ class ProdDim(Function):
         return out if keepdim else out.squeeze(dim)
 
     @staticmethod
+    def reduced_axes(ctx):
+        return ctx.dim, ctx.keepdim
+
+    @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
         if not ctx.keepdim:
@@ -87,7 +91,7 @@ class ProdDim(Function):
         return grad_output * _product_of_others(x, out, ctx.dim), None, None
 
 
-class Cumsum(Function):
+class Cumsum(Linear):
     """f(x)ᵢ = Σⱼ≤ᵢ xⱼ along ``dim``;   ∂ℓ/∂xⱼ = Σᵢ≥ⱼ gᵢ (a running sum from the end)"""
 
     node_name = "CumsumBackward0"
@@ -110,7 +114,7 @@ class Cumsum(Function):
         return total - grad_output.cumsum(ctx.dim) + grad_output, None
 
 
-class Norm(Function):
+class Norm(Reduction):
     """f(x) = (Σᵢ |xᵢ|ᵖ)^(1/p);   ∂f/∂xᵢ = sign(xᵢ)·|xᵢ|ᵖ⁻¹ / f^(p−1)
     (for p = 2: xᵢ/‖x‖, and 0 where ‖x‖ = 0)"""
 
@@ -130,6 +134,10 @@ class Norm(Function):
         ctx.save_for_backward(x)
         ctx.kept = out
         return out if keepdim else out.reshape(np.sum(x, axis=dims).shape)
+
+    @staticmethod
+    def reduced_axes(ctx):
+        return ctx.dims, ctx.keepdim
 
     @staticmethod
     def backward(ctx, grad_output):

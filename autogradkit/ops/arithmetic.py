@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic
 from .where import select
@@ -43,7 +43,7 @@ def broadcast_error(x, y) -> RuntimeError:
     return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
 
 
-class BinaryFunction(Function):
+class BinaryFunction(Elementwise):
     """A two-operand elementwise operation: operands are promoted to PyTorch's result
     dtype and a Python number operand counts as an input (``a + 2`` has two
     ``next_functions``, the second ``(None, 0)``)."""
@@ -126,7 +126,7 @@ class Sub(BinaryFunction):
         return grad_output, (-grad_output if ctx.needs_input_grad[1] else None)
 
 
-class Rsub(Function):
+class Rsub(Elementwise):
     """f(x) = c − x for a number c (``2 - a``);   ∂f/∂x = −1"""
 
     node_name = "RsubBackward1"
@@ -193,7 +193,7 @@ class Div(BinaryFunction):
         return grad_x, grad_y
 
 
-class Neg(Function):
+class Neg(Elementwise):
     """f(x) = −x;   ∂f/∂x = −1"""
 
     node_name = "NegBackward0"
@@ -236,7 +236,7 @@ def _refuse_bool_subtraction(x, y) -> None:
         )
 
 
-class Reciprocal(Function):
+class Reciprocal(Elementwise):
     """f(x) = 1/x;   ∂f/∂x = −1/x² = −f(x)²"""
 
     node_name = "ReciprocalBackward0"
@@ -257,7 +257,7 @@ class Reciprocal(Function):
         return -grad_output * out * out
 
 
-class Pow(Function):
+class Pow(Elementwise):
     """f(x) = xⁿ for a number n;   ∂f/∂x = n·xⁿ⁻¹"""
 
     node_name = "PowBackward0"
@@ -334,7 +334,7 @@ class PowTensor(BinaryFunction):
         return grad_x, grad_y
 
 
-class RPow(Function):
+class RPow(Elementwise):
     """f(y) = cʸ for a number c (``2 ** a``);   ∂f/∂y = cʸ·ln c"""
 
     node_name = "PowBackward2"
@@ -368,7 +368,7 @@ def _values(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-class Remainder(Function):
+class Remainder(Elementwise):
     """f(x) = x mod c for a number c (``x % 3``, the sign of c as in Python);
     ∂f/∂x = 1 (away from the jumps)"""
 
@@ -424,6 +424,12 @@ class NotDifferentiable(Function):
     def backward(ctx, grad_output):
         raise RuntimeError(f"derivative for aten::{ctx.aten_name} is not implemented")
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{ctx.aten_name} that does not support it."
+        )
+
 
 def _not_implemented_name(node) -> str:
     # PyTorch's C++ node class: torch::autograd::NotImplemented.
@@ -433,7 +439,7 @@ def _not_implemented_name(node) -> str:
 NotDifferentiable._node_class.name = _not_implemented_name  # type: ignore[method-assign,assignment]
 
 
-class ZerosLike(Function):
+class ZerosLike(Linear):
     """f(x) = 0 (what ``x.zero_()`` records on a tensor in a graph);   ∂f/∂x = 0"""
 
     node_name = "ZeroBackward0"

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Elementwise
 from ..tensor import _UFUNCS, Tensor
 from .arithmetic import pow as _pow
 from .pointwise import _float
@@ -56,7 +56,7 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-class Sin(Function):
+class Sin(Elementwise):
     """f(x) = sin x;   ∂f/∂x = cos x"""
 
     node_name = "SinBackward0"
@@ -73,7 +73,7 @@ class Sin(Function):
         return grad_output * np.cos(x)
 
 
-class Cos(Function):
+class Cos(Elementwise):
     """f(x) = cos x;   ∂f/∂x = −sin x"""
 
     node_name = "CosBackward0"
@@ -90,7 +90,7 @@ class Cos(Function):
         return -grad_output * np.sin(x)
 
 
-class Tan(Function):
+class Tan(Elementwise):
     """f(x) = tan x;   ∂f/∂x = 1 + tan²x"""
 
     node_name = "TanBackward0"
@@ -108,7 +108,7 @@ class Tan(Function):
         return grad_output * (1 + out * out)
 
 
-class Asin(Function):
+class Asin(Elementwise):
     """f(x) = arcsin x;   ∂f/∂x = 1/√(1 − x²)"""
 
     node_name = "AsinBackward0"
@@ -127,7 +127,7 @@ class Asin(Function):
             return grad_output * (1 - x * x) ** -0.5
 
 
-class Acos(Function):
+class Acos(Elementwise):
     """f(x) = arccos x;   ∂f/∂x = −1/√(1 − x²)"""
 
     node_name = "AcosBackward0"
@@ -146,7 +146,7 @@ class Acos(Function):
             return -grad_output * (1 - x * x) ** -0.5
 
 
-class Atan(Function):
+class Atan(Elementwise):
     """f(x) = arctan x;   ∂f/∂x = 1/(1 + x²)"""
 
     node_name = "AtanBackward0"
@@ -163,7 +163,7 @@ class Atan(Function):
         return grad_output / (1 + x * x)
 
 
-class Sinh(Function):
+class Sinh(Elementwise):
     """f(x) = sinh x;   ∂f/∂x = cosh x"""
 
     node_name = "SinhBackward0"
@@ -182,7 +182,7 @@ class Sinh(Function):
             return grad_output * np.cosh(x)
 
 
-class Cosh(Function):
+class Cosh(Elementwise):
     """f(x) = cosh x;   ∂f/∂x = sinh x"""
 
     node_name = "CoshBackward0"
@@ -201,7 +201,7 @@ class Cosh(Function):
             return grad_output * np.sinh(x)
 
 
-class Log1p(Function):
+class Log1p(Elementwise):
     """f(x) = ln(1 + x), accurate for small x;   ∂f/∂x = 1/(1 + x)"""
 
     node_name = "Log1PBackward0"
@@ -220,7 +220,7 @@ class Log1p(Function):
             return grad_output / (1 + x)
 
 
-class Expm1(Function):
+class Expm1(Elementwise):
     """f(x) = eˣ − 1, accurate for small x;   ∂f/∂x = eˣ = f(x) + 1"""
 
     node_name = "Expm1Backward0"
@@ -239,7 +239,7 @@ class Expm1(Function):
         return grad_output * (out + 1)
 
 
-class Log2(Function):
+class Log2(Elementwise):
     """f(x) = log₂ x;   ∂f/∂x = 1/(x·ln 2)"""
 
     node_name = "Log2Backward0"
@@ -257,7 +257,7 @@ class Log2(Function):
         return grad_output / (x * _LN2)
 
 
-class Log10(Function):
+class Log10(Elementwise):
     """f(x) = log₁₀ x;   ∂f/∂x = 1/(x·ln 10)"""
 
     node_name = "Log10Backward0"
@@ -275,7 +275,7 @@ class Log10(Function):
         return grad_output / (x * _LN10)
 
 
-class Exp2(Function):
+class Exp2(Elementwise):
     """f(x) = 2ˣ;   ∂f/∂x = 2ˣ·ln 2"""
 
     node_name = "Exp2Backward0"
@@ -294,7 +294,7 @@ class Exp2(Function):
         return grad_output * out * _LN2
 
 
-class Rsqrt(Function):
+class Rsqrt(Elementwise):
     """f(x) = 1/√x;   ∂f/∂x = −½·x^(−3/2) = −½·f(x)³"""
 
     node_name = "RsqrtBackward0"
@@ -316,7 +316,7 @@ class Rsqrt(Function):
         return -0.5 * grad_output * out * out * out
 
 
-class _ZeroGradient(Function):
+class _ZeroGradient(Elementwise):
     """A piecewise-constant function: its derivative is 0 wherever it exists, and
     PyTorch (like every autograd) uses 0 at the jumps too."""
 
@@ -401,7 +401,7 @@ class RoundDecimals(_ZeroGradient):
         return grad_output * 0, None
 
 
-class Frac(Function):
+class Frac(Elementwise):
     """f(x) = x − trunc x;   ∂f/∂x = 1"""
 
     node_name = "FracBackward0"

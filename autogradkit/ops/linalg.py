@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import c_type_name, scalar_type_name
-from ..autograd.function import Function
+from ..autograd.forward_ad import tangent_of
+from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
@@ -27,7 +28,7 @@ def _mm(a, b):
     return a @ b
 
 
-class Mm(Function):
+class Mm(Bilinear):
     """f(A, B) = A·B (matrices);   ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G  (G: the gradient)"""
 
     node_name = "MmBackward0"
@@ -56,7 +57,7 @@ class Mm(Function):
         return grad_a, grad_b
 
 
-class Bmm(Function):
+class Bmm(Bilinear):
     """f(A, B) = A·B for stacks of matrices of the same batch shape;
     ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G, matrix by matrix"""
 
@@ -83,7 +84,7 @@ class Bmm(Function):
         return grad_a, grad_b
 
 
-class Mv(Function):
+class Mv(Bilinear):
     """f(A, v) = A·v;   ∂f/∂A = g vᵀ (outer product),   ∂f/∂v = Aᵀ·g"""
 
     node_name = "MvBackward0"
@@ -110,7 +111,7 @@ class Mv(Function):
         return grad_a, grad_v
 
 
-class Dot(Function):
+class Dot(Bilinear):
     """f(x, y) = Σᵢ xᵢyᵢ;   ∂f/∂x = g·y,   ∂f/∂y = g·x"""
 
     node_name = "DotBackward0"
@@ -200,7 +201,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {rows}x{columns})"
             )
         # PyTorch computes vector @ matrix as (1×n row) @ matrix, then squeezes.
-        row = Unsqueeze.apply(input, 0) if input._requires_grad else Tensor._make(input._data[None])
+        tracked = input._requires_grad or tangent_of(input) is not None
+        row = Unsqueeze.apply(input, 0) if tracked else Tensor._make(input._data[None])
         out = SqueezeInplace.apply(Mm.apply(row, other), (0,))
         # PyTorch squeezes with the in-place squeeze_, which bumps the version counter:
         # the result starts at version 1 (it shows in "is at version …" errors).
@@ -365,6 +367,17 @@ class Addmm(Function):
         grad_a = _mm(grad_output, b.T) if needs_a else None
         grad_b = _mm(a.T, grad_output) if needs_b else None
         return grad_output, grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, t_bias, t_a, t_b):
+        """ḟ = ḃ + Ȧ·B + A·Ḃ (the product rule; b enters linearly)."""
+        _, a, b = ctx.primals
+        total = np.zeros_like(ctx.result) if t_bias is None else t_bias
+        if t_a is not None:
+            total = total + t_a.dot(b)
+        if t_b is not None:
+            total = total + a.dot(t_b)
+        return total
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
 from .arithmetic import BinaryFunction
@@ -38,7 +38,7 @@ def _float(x: np.ndarray) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(np.float32)
 
 
-class Exp(Function):
+class Exp(Elementwise):
     """f(x) = eˣ;   ∂f/∂x = eˣ = f(x)"""
 
     node_name = "ExpBackward0"
@@ -59,7 +59,7 @@ class Exp(Function):
         return grad_output * out
 
 
-class Log(Function):
+class Log(Elementwise):
     """f(x) = ln x;   ∂f/∂x = 1/x"""
 
     node_name = "LogBackward0"
@@ -77,7 +77,7 @@ class Log(Function):
         return grad_output / x
 
 
-class Sqrt(Function):
+class Sqrt(Elementwise):
     """f(x) = √x;   ∂f/∂x = 1/(2√x)"""
 
     node_name = "SqrtBackward0"
@@ -96,7 +96,7 @@ class Sqrt(Function):
         return grad_output / (2 * out)
 
 
-class Abs(Function):
+class Abs(Elementwise):
     """f(x) = |x|;   ∂f/∂x = sign(x)  (0 at x = 0 and at nan, as in PyTorch)"""
 
     node_name = "AbsBackward0"
@@ -122,7 +122,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-class Sigmoid(Function):
+class Sigmoid(Elementwise):
     """f(x) = σ(x) = 1/(1 + e⁻ˣ);   ∂f/∂x = σ(x)·(1 − σ(x))"""
 
     node_name = "SigmoidBackward0"
@@ -140,7 +140,7 @@ class Sigmoid(Function):
         return grad_output * out * (1 - out)
 
 
-class Tanh(Function):
+class Tanh(Elementwise):
     """f(x) = tanh x;   ∂f/∂x = 1 − tanh²x"""
 
     node_name = "TanhBackward0"
@@ -158,7 +158,7 @@ class Tanh(Function):
         return grad_output * (1 - out * out)
 
 
-class Relu(Function):
+class Relu(Elementwise):
     """f(x) = max(x, 0);   ∂f/∂x = 1 where x > 0, else 0.
     PyTorch's ``threshold_backward`` zeroes the gradient where f(x) ≤ 0, so at
     ``x = nan`` (where f(x) = nan) the gradient passes through."""
@@ -188,7 +188,7 @@ def _clip(x, low, high):
     return x
 
 
-class Clamp(Function):
+class Clamp(Elementwise):
     """f(x) = min(max(x, lo), hi) for numbers lo, hi;
     ∂f/∂x = 1 where lo ≤ x ≤ hi, else 0"""
 
@@ -220,7 +220,7 @@ class ClampMin(Clamp):
     formula = r"f(x) = \max(x, lo) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x \ge lo \\ 0 & \text{otherwise} \end{cases}"
 
 
-class ClampTensor(Function):
+class ClampTensor(Elementwise):
     """f(x, lo, hi) = min(max(x, lo), hi) with tensor bounds;
     ∂f/∂x = 1 inside the bounds, ∂f/∂lo = 1 where x < lo, ∂f/∂hi = 1 where x > hi.
     Where lo > hi the result is hi, so (as in PyTorch) hi gets the gradient there and

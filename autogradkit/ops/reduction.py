@@ -14,7 +14,7 @@ import numpy as np
 from .. import return_types
 from .._dtype import int64 as _int64
 from .._dtype import scalar_type_name
-from ..autograd.function import Function
+from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import broadcast_error
 from .pointwise import maximum, minimum
@@ -59,7 +59,7 @@ def _kept_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
 
-class Sum(Function):
+class Sum(Linear):
     """f(x) = Σᵢ xᵢ;   ∂f/∂xᵢ = 1"""
 
     node_name = "SumBackward0"
@@ -75,7 +75,7 @@ class Sum(Function):
         return _spread(grad_output, ctx.shape)
 
 
-class SumDim(Function):
+class SumDim(Linear):
     """f(x) = Σ over the dimensions ``dims``;   ∂f/∂x = 1 (the gradient is spread
     back along those dimensions)"""
 
@@ -94,7 +94,7 @@ class SumDim(Function):
         return _spread(grad_output, ctx.shape), None, None
 
 
-class Mean(Function):
+class Mean(Linear):
     """f(x) = (1/N) Σᵢ xᵢ;   ∂f/∂xᵢ = 1/N"""
 
     node_name = "MeanBackward0"
@@ -111,7 +111,7 @@ class Mean(Function):
         return _spread(grad_output / ctx.count, ctx.shape)
 
 
-class MeanDim(Function):
+class MeanDim(Linear):
     """f(x) = mean over the dimensions ``dims``;   ∂f/∂x = 1/N, N the number of
     elements averaged"""
 
@@ -191,7 +191,7 @@ def mean(
     return MeanDim.apply(input, _dims(dim, input.ndim), keepdim)
 
 
-class Extremum(Function):
+class Extremum(Reduction):
     """f(x) = max of all elements (``x.max()``);   ∂f/∂xᵢ = 1/k where xᵢ is one of
     the k elements equal to the maximum, 0 elsewhere (PyTorch's
     ``evenly_distribute_backward``; at a nan maximum, the nans share it)."""
@@ -223,7 +223,7 @@ class MinAll(Extremum):
     reducer = staticmethod(np.min)
 
 
-class MaxDim(Function):
+class MaxDim(Linear):
     """values = max along ``dim`` (``x.max(dim)``; ``indices`` says where);
     ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j (the first of any ties),
     0 elsewhere"""

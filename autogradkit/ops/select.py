@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
 from .shape import scatter_into_zeros
 from .where import where
@@ -16,7 +16,7 @@ from .where import where
 __all__ = ["where", "gather", "argmin", "all", "any", "equal"]
 
 
-class Gather(Function):
+class Gather(Linear):
     """f(x)ᵢⱼ = x[i, index[i, j]] (for dim = 1);   ∂: the gradient added back at the
     gathered positions (repeats accumulate)"""
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import dtype as DType
-from ..autograd.function import Function
+from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
 
@@ -68,7 +68,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-class View(Function):
+class View(Linear):
     """f(x) = x with a new shape;   backward reshapes the gradient back"""
 
     node_name = "ViewBackward0"
@@ -92,7 +92,7 @@ class UnsafeView(View):
     node_name = "UnsafeViewBackward0"
 
 
-class T(Function):
+class T(Linear):
     """f(x) = xᵀ for a matrix (``x.t()``);   ∂: transpose the gradient back"""
 
     node_name = "TBackward0"
@@ -109,7 +109,7 @@ class T(Function):
         return grad_output.t() if isinstance(grad_output, Tensor) else grad_output.T
 
 
-class Transpose(Function):
+class Transpose(Linear):
     """f(x) = x with dimensions ``d0`` and ``d1`` swapped;   ∂: swap them back"""
 
     node_name = "TransposeBackward0"
@@ -126,7 +126,7 @@ class Transpose(Function):
         return np.swapaxes(grad_output, *ctx.dims), None, None
 
 
-class Permute(Function):
+class Permute(Linear):
     """f(x) = x with dimensions reordered by ``dims``;   ∂: apply the inverse order"""
 
     node_name = "PermuteBackward0"
@@ -143,7 +143,7 @@ class Permute(Function):
         return np.transpose(grad_output, ctx.inverse), None
 
 
-class Unsqueeze(Function):
+class Unsqueeze(Linear):
     """f(x) = x with a size-1 dimension inserted at ``dim``;   ∂: remove it"""
 
     node_name = "UnsqueezeBackward0"
@@ -160,7 +160,7 @@ class Unsqueeze(Function):
         return grad_output.reshape(ctx.shape), None
 
 
-class Squeeze(Function):
+class Squeeze(Linear):
     """f(x) = x without its size-1 dimensions;   ∂: put them back"""
 
     node_name = "SqueezeBackward0"
@@ -188,7 +188,7 @@ class SqueezeInplace(Squeeze):
     node_name = "SqueezeBackward4"
 
 
-class Expand(Function):
+class Expand(Linear):
     """f(x) = x repeated along size-1 (or new leading) dimensions;
     ∂: the base class sums the gradient back to x's shape"""
 
@@ -205,7 +205,7 @@ class Expand(Function):
         return grad_output, None
 
 
-class Clone(Function):
+class Clone(Linear):
     """f(x) = a copy of x;   ∂f/∂x = 1"""
 
     node_name = "CloneBackward0"
@@ -220,7 +220,7 @@ class Clone(Function):
         return grad_output
 
 
-class ToCopy(Function):
+class ToCopy(Linear):
     """f(x) = x converted to another dtype;   ∂: convert the gradient back"""
 
     node_name = "ToCopyBackward0"
@@ -253,7 +253,7 @@ def scatter_into_zeros(grad, key, shape):
     return out
 
 
-class IndexPut(Function):
+class IndexPut(Linear):
     """f(g) = zeros with g added at ``key`` (the backward of indexing, recorded when
     differentiating twice);   ∂f/∂g = the gradient read back at ``key``"""
 
@@ -270,7 +270,7 @@ class IndexPut(Function):
         return grad_output[ctx.key], None, None
 
 
-class Select(Function):
+class Select(Linear):
     """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
 
     node_name = "SelectBackward0"
@@ -321,7 +321,7 @@ class Index(Select):
         return Select.backward(ctx, grad_output)
 
 
-class Stack(Function):
+class Stack(Linear):
     """f(x₁, …, xₙ) = the xᵢ stacked along a new dimension;   ∂f/∂xᵢ = slice i of
     the gradient"""
 
@@ -340,7 +340,7 @@ class Stack(Function):
         return (None,) + tuple(grad_output[before + (i,)] for i in range(count))
 
 
-class Cat(Function):
+class Cat(Linear):
     """f(x₁, …, xₙ) = the xᵢ joined along ``dim``;   ∂f/∂xᵢ = xᵢ's part of the
     gradient"""
 
@@ -709,3 +709,34 @@ def cat(tensors, dim: int = 0) -> Tensor:
                     f"{ref[d]} but got size {shape[d]} for tensor number {i} in the list."
                 )
     return Cat.apply(dim, *tensors)
+
+
+class _Primal(Linear):
+    """f(x) = x: the primal of a dual tensor, as :func:`~autogradkit.autograd.forward_ad.unpack_dual`
+    returns it (a view without the tangent);   ∂f/∂x = 1"""
+
+    node_name = "Identity"
+    formula = r"f(x) = x \qquad \frac{\partial f}{\partial x} = 1"
+    creates_view = True
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.view()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+def _identity_name(node) -> str:
+    # PyTorch's C++ node class: torch::autograd::Identity.
+    return "autogradkit::autograd::Identity"
+
+
+_Primal._node_class.name = _identity_name  # type: ignore[method-assign,assignment]
+
+
+def primal_view(x: Tensor) -> Tensor:
+    """The primal of a dual tensor: a view of its values (``grad_fn`` Identity when
+    it requires grad)."""
+    return _Primal.apply(x)

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Function, Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .pointwise import _float
 from .reduction import _dims, _kept_shape
@@ -51,6 +51,12 @@ class Softmax(Function):
         along = (grad_output * out).sum(axis=ctx.dim, keepdims=True)
         return out * (grad_output - along), None
 
+    @staticmethod
+    def jvp(ctx, tangent, dim):
+        """ḟ = f ⊙ (ṫ − Σ f ⊙ ṫ): the Jacobian diag(f) − f fᵀ is symmetric, so J·ṫ
+        is backward's formula applied to the tangent."""
+        return Softmax.backward(ctx, tangent)[0]
+
 
 class LogSoftmax(Function):
     """f(x)ᵢ = xᵢ − ln Σⱼ eˣʲ along ``dim``;   ∂ℓ/∂x = g − e^f · Σ g"""
@@ -72,8 +78,14 @@ class LogSoftmax(Function):
         total = grad_output.sum(axis=ctx.dim, keepdims=True)
         return grad_output - np.exp(out) * total, None
 
+    @staticmethod
+    def jvp(ctx, tangent, dim):
+        """ḟ = ṫ − Σⱼ e^fⱼ ṫⱼ along ``dim`` (the softmax-weighted mean of ṫ)."""
+        out = ctx.result
+        return tangent - (np.exp(out) * tangent).sum(axis=ctx.dim, keepdims=True)
 
-class Logsumexp(Function):
+
+class Logsumexp(Reduction):
     """f(x) = ln Σᵢ eˣⁱ along ``dims``;   ∂f/∂xᵢ = e^(xᵢ − f) (the softmax)"""
 
     node_name = "LogsumexpBackward0"
@@ -90,6 +102,10 @@ class Logsumexp(Function):
         ctx.dims, ctx.keepdim = dims, keepdim
         ctx.save_for_backward(x, out)
         return out
+
+    @staticmethod
+    def reduced_axes(ctx):
+        return ctx.dims, ctx.keepdim
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -139,7 +155,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     return Logsumexp.apply(input, _dims(dim, input.ndim), keepdim)
 
 
-class NllLoss(Function):
+class NllLoss(Linear):
     """f(o, t) = −Σᵢ w_{tᵢ}·o[i, tᵢ] / Σᵢ w_{tᵢ} (``reduction="mean"``): the negative
     log-likelihood of the targets t given log-probabilities o;
     ∂f/∂o[i, tᵢ] = −w_{tᵢ}/Σ w, and 0 for every other class"""

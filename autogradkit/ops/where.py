@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import scalar_type_name
-from ..autograd.function import Function
+from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from ._promotion import promote
 
@@ -32,7 +32,7 @@ def select(mask, grad):
     return np.where(mask, grad, np.zeros((), grad.dtype))
 
 
-class Where(Function):
+class Where(Elementwise):
     """f(c, x, y) = x where c holds, else y;   ∂f/∂x = 1 where c, ∂f/∂y = 1 where not c
     (the condition ``c`` is a boolean constant: it is passed as an array, so it is
     not an input of the node, as in PyTorch, while a number ``x`` or ``y`` is)"""

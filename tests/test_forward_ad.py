@@ -1,0 +1,217 @@
+"""Forward-mode AD (``autograd.forward_ad``): every operation's tangent against
+PyTorch's, over the operation table of tests/test_gradcheck.py, and the dual-tensor
+API (levels, make_dual, unpack_dual, printing, errors) and ``forward_steps``."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from test_gradcheck import Op, cases, needs_torch, sample, tensors, torch
+
+import autogradkit as ak
+import autogradkit.autograd.forward_ad as fwAD
+from autogradkit.autograd.forward_ad import ForwardStep, forward_steps
+
+# ----------------------------------------------------------------------------- every op vs torch
+
+
+def _tangent_of_op(L, op: Op, arrays, directions, tracked: bool):
+    """Run ``op`` in forward mode with library ``L``; the output and its tangent."""
+    inputs = tensors(L, op, arrays)
+    if not tracked:
+        inputs = [x.detach() for x in inputs]
+    with L.autograd.forward_ad.dual_level():
+        duals = [
+            L.autograd.forward_ad.make_dual(x, L.tensor(d)) if d is not None else x
+            for x, d in zip(inputs, directions)
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = op.fn(L, *duals)
+        primal, tangent = L.autograd.forward_ad.unpack_dual(out)
+        return primal.detach().numpy(), None if tangent is None else tangent.detach().numpy()
+
+
+def _directions(op: Op, arrays, seed: int) -> list:
+    rng = np.random.default_rng(seed + 7)
+    return [
+        rng.standard_normal(a.shape) if op.arg(i).requires_grad else None
+        for i, a in enumerate(arrays)
+    ]
+
+
+@needs_torch
+@pytest.mark.parametrize("op, shapes, seed", list(cases()))
+def test_tangent_matches_torch(op: Op, shapes, seed):
+    arrays = sample(op, shapes, seed)
+    directions = _directions(op, arrays, seed)
+    for tracked in (False, True):  # with and without a backward graph beside it
+        value, tangent = _tangent_of_op(ak, op, arrays, directions, tracked)
+        expected_value, expected = _tangent_of_op(torch, op, arrays, directions, tracked)
+        np.testing.assert_allclose(value, expected_value, rtol=1e-12, atol=1e-12)
+        assert (tangent is None) == (expected is None)
+        if expected is not None:
+            assert tangent.dtype == expected.dtype
+            np.testing.assert_allclose(
+                tangent, expected, rtol=1e-10, atol=1e-12, err_msg=f"{op.name} tangent"
+            )
+
+
+@pytest.mark.parametrize("op, shapes, seed", list(cases()))
+def test_tangent_is_the_jacobian_times_the_direction(op: Op, shapes, seed):
+    """Without torch too: the tangent is J·v, with J from backward passes."""
+    arrays = sample(op, shapes, seed)
+    directions = _directions(op, arrays, seed)
+    _, tangent = _tangent_of_op(ak, op, arrays, directions, tracked=False)
+    inputs = tensors(ak, op, arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = op.fn(ak, *inputs)
+    expected = np.zeros(out.shape)
+    for x, d in zip(inputs, directions):
+        if d is None:
+            continue
+        jac = ak.autograd.functional.jacobian(lambda t, x=x: _replace(op, inputs, x, t), x)
+        expected = expected + np.tensordot(jac.numpy(), d, axes=d.ndim)
+    rtol = 1e-6 if op.tol else 1e-9  # ops that round through float32 carry a tolerance
+    np.testing.assert_allclose(tangent, expected, rtol=rtol, atol=1e-12)
+
+
+def _replace(op: Op, inputs, old, new):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return op.fn(ak, *[new if x is old else x for x in inputs])
+
+
+# ----------------------------------------------------------------------------- the API
+
+
+def test_a_dual_tensor_prints_its_tangent():
+    x = ak.tensor([1.0, 2.0, 3.0])
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, ak.tensor([0.5, 0.0, 1.0]))
+        assert repr(dual) == "tensor([1., 2., 3.], tangent=tensor([0.5000, 0.0000, 1.0000]))"
+        assert str(dual.sum()) == "tensor(6., tangent=1.5)"
+    assert repr(dual) == "tensor([1., 2., 3.])"  # the level ended: the tangent is gone
+
+
+def test_make_dual_shares_the_values_and_keeps_the_tangent_object():
+    x, t = ak.tensor([1.0, 2.0]), ak.tensor([3.0, 4.0])
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, t)
+        primal, tangent = fwAD.unpack_dual(dual)
+        assert tangent is t
+        x.add_(1.0)
+        assert dual.tolist() == [2.0, 3.0] and primal.tolist() == [2.0, 3.0]
+        assert fwAD.unpack_dual(primal).tangent is None
+        assert fwAD.unpack_dual(dual.detach()).tangent is None
+
+
+def test_tangents_flow_under_no_grad_and_beside_a_backward_graph():
+    w = ak.tensor([1.0, 2.0], requires_grad=True)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(w, ak.tensor([1.0, 1.0]))
+        assert type(dual.grad_fn).__name__ == "ViewBackward0"
+        loss = (dual * dual).sum()
+        assert fwAD.unpack_dual(loss).tangent.item() == 6.0
+        loss.backward()
+        with ak.no_grad():
+            assert fwAD.unpack_dual(dual.exp()).tangent is not None
+    assert w.grad.tolist() == [2.0, 4.0]
+
+
+def test_outside_a_level_nothing_is_dual():
+    x = ak.tensor([1.0])
+    assert fwAD.unpack_dual(x) == (x, None)
+    level = fwAD.enter_dual_level()
+    assert level == 0
+    fwAD.exit_dual_level()
+    with fwAD.dual_level() as level:
+        assert level == 0
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as error:
+        return type(error).__name__, str(error)
+    return None
+
+
+def _error_programs(L):
+    fw = L.autograd.forward_ad
+    x = L.tensor([1.0, 2.0, 3.0])
+
+    def in_level(fn):
+        def run():
+            with fw.dual_level():
+                fn()
+
+        return run
+
+    return {
+        "outside a level": lambda: fw.make_dual(x, L.ones(3)),
+        "wrong size": in_level(lambda: fw.make_dual(x, L.ones(2))),
+        "integer tangent": in_level(lambda: fw.make_dual(x, L.ones(3, dtype=L.int64))),
+        "integer primal": in_level(lambda: fw.make_dual(L.arange(3), L.arange(3))),
+        "list tangent": in_level(lambda: fw.make_dual(x, [1.0, 2.0, 3.0])),
+        "nested": in_level(fw.enter_dual_level),
+        "dual of a dual": in_level(lambda: fw.make_dual(fw.make_dual(x, L.ones(3)), L.ones(3))),
+        "unpack a number": in_level(lambda: fw.unpack_dual(3.0)),
+        "exit without level": fw.exit_dual_level,
+        "floor_divide": in_level(lambda: fw.make_dual(x, L.ones(3)) // 2),
+    }
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(_error_programs(ak)))
+def test_errors_in_pytorchs_words(name):
+    ours = _error(_error_programs(ak)[name])
+    theirs = _error(_error_programs(torch)[name])
+    assert ours is not None and theirs is not None
+    # Our dtypes print as autogradkit.int64 where PyTorch's print as torch.int64.
+    assert (ours[0], ours[1].replace("autogradkit.", "torch.")) == theirs
+    assert fwAD.state.level is None and torch.autograd.forward_ad._current_level == -1
+
+
+# ----------------------------------------------------------------------------- forward_steps
+
+
+def test_forward_steps_lists_every_operation_in_order():
+    x = ak.tensor([1.0, 2.0])
+    w = ak.tensor([0.5, -1.0], requires_grad=True)
+    trace = forward_steps(lambda a, b: (a * b).sin().sum(), (x, w), (ak.tensor([1.0, 0.0]), None))
+    assert [s.name for s in trace] == ["MulBackward0", "SinBackward0", "SumBackward0"]
+    assert [s.index for s in trace] == [0, 1, 2]
+    assert all(isinstance(s, ForwardStep) for s in trace) and len(trace) == 3
+    mul, sin, total = trace
+    assert mul.inputs[1] is w and mul.input_tangents[1] is None
+    assert mul.node is mul.output.grad_fn and mul.node.name() == "MulBackward0"
+    np.testing.assert_allclose(mul.output_tangent.numpy(), [0.5, 0.0])
+    assert sin.inputs[0] is mul.output and sin.input_tangents[0] is mul.output_tangent
+    np.testing.assert_allclose(sin.output_tangent.numpy(), np.cos([0.5, -2.0]) * [0.5, 0.0])
+    assert trace.outputs == (total.output,)
+    assert trace.output_tangents[0] is total.output_tangent
+    assert fwAD.state.level is None  # its own level ended
+
+
+def test_forward_steps_without_grad_records_no_nodes_and_keeps_a_level_open():
+    x = ak.tensor([1.0, 2.0])
+    with fwAD.dual_level():
+        trace = forward_steps(lambda a: (a.exp(), a * 2), x, ak.ones(2))
+        assert fwAD.state.level == 0
+    assert [s.node for s in trace] == [None, None]
+    assert len(trace.outputs) == 2
+    np.testing.assert_allclose(trace.output_tangents[0].numpy(), np.exp([1.0, 2.0]))
+    assert trace.steps[1].output_tangent.tolist() == [2.0, 2.0]
+
+
+def test_forward_steps_records_operations_without_tangents_too():
+    x, c = ak.tensor([1.0, 2.0]), ak.tensor([3.0, 4.0])
+    trace = forward_steps(lambda a: (c * 2) + a, x, ak.ones(2))
+    assert [(s.name, s.output_tangent is None) for s in trace] == [
+        ("MulBackward0", True),
+        ("AddBackward0", False),
+    ]
