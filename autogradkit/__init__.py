@@ -45,6 +45,7 @@ from ._device import cuda, device, get_default_device, set_default_device
 from ._dtype import bool, double, dtype, float, float32, float64, int64, long
 from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
+from ._tracebacks import install as _install_short_tracebacks
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.accumulate import cumsum, norm, prod
 from .ops.arithmetic import (
@@ -308,6 +309,4 @@ def __getattr__(name: str):
 
 
 # In Jupyter, errors raised inside autogradkit show the learner's lines, not ours.
-from ._tracebacks import install as _install_short_tracebacks  # noqa: E402
-
 _install_short_tracebacks()

@@ -1,211 +1,270 @@
-"""Tensor methods for the elementary functions, softmax & co., products, norms
-and selections (``x.sin()``, ``x.cos_()``, ``x.softmax(dim=0)``, ``x.norm()``).
+"""Tensor methods that are operations: ``x.add(y)``, ``x.exp()``, ``x.sum()``,
+``x.matmul(w)``, ``x.reshape(2, 3)``, ``x.sin()``, ``x.softmax(dim=0)``, ...
 
-Each method calls the function of the same name in :mod:`autogradkit.ops`; the
-``Tensor`` class inherits them from :class:`MathMethods`. The in-place forms
-(``x.sin_()``) record the operation as the out-of-place function does and then
-replace ``x``'s values and history, as PyTorch does.
+Each method calls the function of the same name in :mod:`autogradkit.ops`, found
+there when the method runs (see :mod:`autogradkit._operators` for why); the
+``Tensor`` class inherits them from :class:`MathMethods`. Their in-place forms
+(``x.exp_()``) are in :mod:`autogradkit._inplace`.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import builtins
+
+from . import ops
+from ._tensor_base import TensorBase
 
 
-def _ops():
-    # Imported on first call: the ops modules need the Tensor class, which
-    # inherits from the class below.
-    from .ops import accumulate, elementary, select, softmax
-
-    return elementary, softmax, accumulate, select
-
-
-class MathMethods:
+class MathMethods(TensorBase):
     """Mixed into :class:`autogradkit.Tensor`."""
 
     __slots__ = ()
 
+    # -- arithmetic, pointwise, reductions, products -------------------------------------
+    def add(self, other, *, alpha=1):
+        return ops.arithmetic.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return ops.arithmetic.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return ops.arithmetic.mul(self, other)
+
+    def div(self, other):
+        return ops.arithmetic.div(self, other)
+
+    def neg(self):
+        return ops.arithmetic.neg(self)
+
+    def pow(self, exponent):
+        return ops.arithmetic.pow(self, exponent)
+
+    def reciprocal(self):
+        return ops.arithmetic.reciprocal(self)
+
+    def remainder(self, other):
+        return ops.arithmetic.remainder(self, other)
+
+    def floor_divide(self, other):
+        return ops.arithmetic.floor_divide(self, other)
+
+    def exp(self):
+        return ops.pointwise.exp(self)
+
+    def log(self):
+        return ops.pointwise.log(self)
+
+    def sqrt(self):
+        return ops.pointwise.sqrt(self)
+
+    def abs(self):
+        return ops.pointwise.abs(self)
+
+    def sigmoid(self):
+        return ops.pointwise.sigmoid(self)
+
+    def tanh(self):
+        return ops.pointwise.tanh(self)
+
+    def relu(self):
+        return ops.pointwise.relu(self)
+
+    def clamp(self, min=None, max=None):
+        return ops.pointwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return ops.pointwise.clamp_min(self, min)
+
+    def maximum(self, other):
+        return ops.pointwise.maximum(self, other)
+
+    def sum(
+        self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims=None
+    ):
+        return ops.reduction.sum(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+
+    def mean(
+        self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims=None
+    ):
+        return ops.reduction.mean(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+
+    def max(self, dim=None, keepdim: builtins.bool = False):
+        return ops.reduction.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim: builtins.bool = False):
+        return ops.reduction.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim: builtins.bool = False):
+        return ops.reduction.argmax(self, dim, keepdim)
+
+    def matmul(self, other):
+        return ops.linalg.matmul(self, other)
+
+    def mm(self, other):
+        return ops.linalg.mm(self, other)
+
+    def dot(self, other):
+        return ops.linalg.dot(self, other)
+
+    def outer(self, vec2):
+        return ops.linalg.outer(self, vec2)
+
+    def allclose(
+        self,
+        other,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
+        return ops.reduction.allclose(self, other, rtol, atol, equal_nan)
+
+    # -- shape ---------------------------------------------------------------------------
+    def reshape(self, *shape):
+        return ops.shape.reshape(self, *shape)
+
+    def view(self, *shape):
+        return ops.shape.view(self, *shape)
+
+    def view_as(self, other):
+        return ops.shape.view(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        return ops.shape.flatten(self, start_dim, end_dim)
+
+    def t(self):
+        return ops.shape.t(self)
+
+    @property
+    def T(self):
+        return ops.shape.numpy_T(self)
+
+    @property
+    def mT(self):
+        return ops.shape.transpose(self, -2, -1)
+
+    def transpose(self, dim0: int, dim1: int):
+        return ops.shape.transpose(self, dim0, dim1)
+
+    def permute(self, *dims):
+        return ops.shape.permute(self, *dims)
+
+    def unsqueeze(self, dim: int):
+        return ops.shape.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.shape.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return ops.shape.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return ops.shape.expand(self, *other.shape)
+
+    def clone(self):
+        return ops.shape.clone(self)
+
     # -- elementary functions -------------------------------------------------------
     def sin(self):
-        return _ops()[0].sin(self)
+        return ops.elementary.sin(self)
 
     def cos(self):
-        return _ops()[0].cos(self)
+        return ops.elementary.cos(self)
 
     def tan(self):
-        return _ops()[0].tan(self)
+        return ops.elementary.tan(self)
 
     def asin(self):
-        return _ops()[0].asin(self)
+        return ops.elementary.asin(self)
 
     def acos(self):
-        return _ops()[0].acos(self)
+        return ops.elementary.acos(self)
 
     def atan(self):
-        return _ops()[0].atan(self)
+        return ops.elementary.atan(self)
 
     arcsin, arccos, arctan = asin, acos, atan
 
     def sinh(self):
-        return _ops()[0].sinh(self)
+        return ops.elementary.sinh(self)
 
     def cosh(self):
-        return _ops()[0].cosh(self)
+        return ops.elementary.cosh(self)
 
     def log1p(self):
-        return _ops()[0].log1p(self)
+        return ops.elementary.log1p(self)
 
     def expm1(self):
-        return _ops()[0].expm1(self)
+        return ops.elementary.expm1(self)
 
     def log2(self):
-        return _ops()[0].log2(self)
+        return ops.elementary.log2(self)
 
     def log10(self):
-        return _ops()[0].log10(self)
+        return ops.elementary.log10(self)
 
     def exp2(self):
-        return _ops()[0].exp2(self)
+        return ops.elementary.exp2(self)
 
     def rsqrt(self):
-        return _ops()[0].rsqrt(self)
+        return ops.elementary.rsqrt(self)
 
     def square(self):
-        return _ops()[0].square(self)
+        return ops.elementary.square(self)
 
     def sign(self):
-        return _ops()[0].sign(self)
+        return ops.elementary.sign(self)
 
     def floor(self):
-        return _ops()[0].floor(self)
+        return ops.elementary.floor(self)
 
     def ceil(self):
-        return _ops()[0].ceil(self)
+        return ops.elementary.ceil(self)
 
     def round(self, *, decimals: int = 0):
-        return _ops()[0].round(self, decimals=decimals)
+        return ops.elementary.round(self, decimals=decimals)
 
     def trunc(self):
-        return _ops()[0].trunc(self)
+        return ops.elementary.trunc(self)
 
     def frac(self):
-        return _ops()[0].frac(self)
-
-    # -- in place ---------------------------------------------------------------------
-    def _unary_inplace(self, name: str, ufunc):
-        function = getattr(_ops()[0], name)
-        return self._inplace(function, lambda a: ufunc(a, out=a))  # type: ignore[attr-defined]
-
-    def sin_(self):
-        return self._unary_inplace("sin", np.sin)
-
-    def cos_(self):
-        return self._unary_inplace("cos", np.cos)
-
-    def tan_(self):
-        return self._unary_inplace("tan", np.tan)
-
-    def exp_(self):
-        from .ops.pointwise import exp
-
-        return self._inplace(exp, lambda a: np.exp(a, out=a))  # type: ignore[attr-defined]
-
-    def log_(self):
-        from .ops.pointwise import log
-
-        return self._inplace(log, lambda a: np.log(a, out=a))  # type: ignore[attr-defined]
-
-    def sqrt_(self):
-        from .ops.pointwise import sqrt
-
-        return self._inplace(sqrt, lambda a: np.sqrt(a, out=a))  # type: ignore[attr-defined]
-
-    def tanh_(self):
-        from .ops.pointwise import tanh
-
-        return self._inplace(tanh, lambda a: np.tanh(a, out=a))  # type: ignore[attr-defined]
-
-    def sigmoid_(self):
-        from .ops.pointwise import _sigmoid, sigmoid
-
-        def compute(a):
-            a[...] = _sigmoid(a)
-
-        return self._inplace(sigmoid, compute)  # type: ignore[attr-defined]
-
-    def relu_(self):
-        from .ops.pointwise import relu
-
-        return self._inplace(relu, lambda a: np.maximum(a, 0, out=a))  # type: ignore[attr-defined]
-
-    def abs_(self):
-        from .ops.pointwise import abs
-
-        return self._inplace(abs, lambda a: np.abs(a, out=a))  # type: ignore[attr-defined]
-
-    def neg_(self):
-        from .ops.arithmetic import neg
-
-        return self._inplace(neg, lambda a: np.negative(a, out=a))  # type: ignore[attr-defined]
-
-    def pow_(self, exponent):
-        from .ops.arithmetic import pow
-
-        def compute(a):
-            a[...] = a**exponent
-
-        return self._inplace(lambda x: pow(x, exponent), compute)  # type: ignore[attr-defined]
-
-    def clamp_(self, min=None, max=None):
-        from .ops.pointwise import clamp
-
-        def compute(a):
-            np.clip(a, min, max, out=a)
-
-        return self._inplace(lambda x: clamp(x, min, max), compute)  # type: ignore[attr-defined]
-
-    clip_ = clamp_
-
-    def floor_(self):
-        return self._unary_inplace("floor", np.floor)
-
-    def round_(self):
-        return self._unary_inplace("round", np.round)
+        return ops.elementary.frac(self)
 
     # -- softmax, products, norms -------------------------------------------------
     def softmax(self, dim=None, dtype=None):
-        return _ops()[1].softmax(self, dim, dtype)
+        return ops.softmax.softmax(self, dim, dtype)
 
     def log_softmax(self, dim=None, dtype=None):
-        return _ops()[1].log_softmax(self, dim, dtype)
+        return ops.softmax.log_softmax(self, dim, dtype)
 
     def logsumexp(self, dim, keepdim: bool = False):
-        return _ops()[1].logsumexp(self, dim, keepdim)
+        return ops.softmax.logsumexp(self, dim, keepdim)
 
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
-        return _ops()[2].prod(self, dim, keepdim, dtype=dtype)
+        return ops.accumulate.prod(self, dim, keepdim, dtype=dtype)
 
     def cumsum(self, dim, *, dtype=None):
-        return _ops()[2].cumsum(self, dim, dtype=dtype)
+        return ops.accumulate.cumsum(self, dim, dtype=dtype)
 
     def norm(self, p=2, dim=None, keepdim: bool = False, dtype=None):
-        return _ops()[2].norm(self, p, dim, keepdim, dtype)
+        return ops.accumulate.norm(self, p, dim, keepdim, dtype)
 
     # -- selections and tests --------------------------------------------------------
     def gather(self, dim: int, index):
-        return _ops()[3].gather(self, dim, index)
+        return ops.select.gather(self, dim, index)
 
     def argmin(self, dim=None, keepdim: bool = False):
-        return _ops()[3].argmin(self, dim, keepdim)
+        return ops.select.argmin(self, dim, keepdim)
 
     def all(self, dim=None, keepdim: bool = False):
-        return _ops()[3].all(self, dim, keepdim)
+        return ops.select.all(self, dim, keepdim)
 
     def any(self, dim=None, keepdim: bool = False):
-        return _ops()[3].any(self, dim, keepdim)
+        return ops.select.any(self, dim, keepdim)
 
     def equal(self, other) -> bool:
-        return _ops()[3].equal(self, other)
+        return ops.select.equal(self, other)
 
     def where(self, condition, other):
-        return _ops()[3].where(condition, self, other)
+        return ops.select.where(condition, self, other)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numpy_protocols import UFUNCS
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic
@@ -587,3 +588,17 @@ def floor_divide(input, other) -> Tensor:
 
 def zeros_like_op(input: Tensor) -> Tensor:
     return ZerosLike.apply(input)
+
+
+# NumPy's ufuncs called on tensors (in backward formulas under create_graph) run these.
+UFUNCS.update(
+    {
+        np.add: add,
+        np.subtract: sub,
+        np.multiply: mul,
+        np.true_divide: div,
+        np.negative: neg,
+        np.power: pow,
+        np.reciprocal: reciprocal,
+    }
+)

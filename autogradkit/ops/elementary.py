@@ -23,8 +23,9 @@ import math
 
 import numpy as np
 
+from .._numpy_protocols import UFUNCS
 from ..autograd.function import Elementwise
-from ..tensor import _UFUNCS, Tensor
+from ..tensor import Tensor
 from .arithmetic import pow as _pow
 from .pointwise import _float
 
@@ -526,7 +527,7 @@ def frac(input: Tensor) -> Tensor:
 
 # NumPy functions a create_graph pass may call on tensors (np.cos in Sin.backward,
 # ...) run these operations, so their derivatives are recorded too.
-_UFUNCS.update(
+UFUNCS.update(
     {
         np.sin: sin,
         np.cos: cos,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import c_type_name, scalar_type_name
+from .._numpy_protocols import UFUNCS
 from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
@@ -383,3 +384,7 @@ class Addmm(Function):
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """input + mat1 @ mat2 (``input`` broadcast over the rows), recorded as one node."""
     return Addmm.apply(input, mat1, mat2)
+
+
+# np.matmul called on tensors (in backward formulas under create_graph) runs matmul.
+UFUNCS[np.matmul] = matmul

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numpy_protocols import UFUNCS
 from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
@@ -397,3 +398,16 @@ def _check_tensor_pair(name: str, input, other) -> None:
                 f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
                 f"not {type(value).__name__}"
             )
+
+
+# NumPy's ufuncs called on tensors (in backward formulas under create_graph) run these.
+UFUNCS.update(
+    {
+        np.exp: exp,
+        np.log: log,
+        np.sqrt: sqrt,
+        np.tanh: tanh,
+        np.absolute: abs,
+        np.maximum: maximum,
+    }
+)

@@ -1,0 +1,332 @@
+"""Tensor's in-place operations: ``add_``, ``mul_``, ``zero_``, ``copy_``, ``t[i] = v``,
+``+=`` and the functions' in-place forms (``x.sin_()``), and the machinery they share.
+
+Without autograd in the way, an in-place operation is NumPy writing into the
+tensor's array. When the operation must be recorded, it runs out of place and the
+result replaces the tensor's values and history, as PyTorch "rebases" the
+tensor's ``grad_fn``. Either way the version counter goes up, so backward can
+tell when a saved tensor was modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Self
+
+import numpy as np
+
+from . import _dtype, _ranges, ops
+from ._tensor_base import TensorBase
+from .autograd import grad_mode
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+
+class InplaceMethods(TensorBase):
+    """Mixed into :class:`autogradkit.Tensor`."""
+
+    __slots__ = ()
+
+    # -- the machinery -------------------------------------------------------------------
+    def _check_inplace(self, other=None) -> None:
+        if not grad_mode._state.enabled:
+            return
+        base = self._base
+        if base is not None and (
+            base._requires_grad
+            or self._requires_grad
+            or (isinstance(other, TensorBase) and other._requires_grad)
+        ):
+            if base.grad_fn is None and base._requires_grad:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+            raise NotImplementedError(
+                "autogradkit does not record in-place operations on a view of a tensor that is "
+                "part of a graph (PyTorch rebases the base's history through a CopySlices node). "
+                "Compute the new values out of place instead (e.g. c = c * mask), or clone() first."
+            )
+        if self.grad_fn is None and self._requires_grad:
+            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+
+    def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> Self:
+        """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
+        otherwise the out-of-place operation whose result replaces this tensor's
+        values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
+        _check_writable(self._data)
+        self._check_inplace(other)
+        other_requires = isinstance(other, TensorBase) and other._requires_grad
+        if grad_mode._state.enabled and (self._requires_grad or other_requires):
+            before = self._make(self._data.copy(), grad_fn=self.grad_fn)
+            before._requires_grad = self._requires_grad
+            result = out_of_place(before, other) if other is not None else out_of_place(before)
+            _store_inplace(self, result._data)
+            self._rebase_history(result.grad_fn)
+        else:
+            other_data = other._data if isinstance(other, TensorBase) else other
+            if other is not None:
+                _check_inplace_operand(self._data, other_data)
+                numpy_inplace(self._data, other_data)
+            else:
+                numpy_inplace(self._data)
+        self._version_counter[0] += 1
+        return self
+
+    def add_(self, other, *, alpha=1) -> Self:
+        """In place: ``self += alpha * other``."""
+        if alpha == 1:
+            return self._inplace(ops.arithmetic.add, _np_add_inplace, other)
+        return self._inplace(
+            lambda a, b: ops.arithmetic.add(a, b, alpha=alpha),
+            lambda a, b: _np_add_scaled_inplace(a, b, alpha),
+            other,
+        )
+
+    def sub_(self, other, *, alpha=1) -> Self:
+        """In place: ``self -= alpha * other``."""
+        if alpha == 1:
+            return self._inplace(ops.arithmetic.sub, _np_sub_inplace, other)
+        return self._inplace(
+            lambda a, b: ops.arithmetic.sub(a, b, alpha=alpha),
+            lambda a, b: _np_add_scaled_inplace(a, b, -alpha),
+            other,
+        )
+
+    def mul_(self, other) -> Self:
+        """In place: ``self *= other``."""
+        return self._inplace(ops.arithmetic.mul, _np_mul_inplace, other)
+
+    def div_(self, other) -> Self:
+        """In place: ``self /= other``."""
+        if self._data.dtype.kind != "f":  # true division gives floats
+            raise RuntimeError(
+                "result type Float can't be cast to the desired output type "
+                f"{_dtype.scalar_type_name(self._data.dtype)}"
+            )
+        return self._inplace(ops.arithmetic.div, _np_div_inplace, other)
+
+    def zero_(self) -> Self:
+        """In place: set every element to 0 (``w.grad.zero_()`` between steps)."""
+        return self._inplace(ops.arithmetic.zeros_like_op, _np_zero_inplace)
+
+    def fill_(self, value) -> Self:
+        """In place: set every element to ``value``."""
+        self._check_inplace()
+        self._data[...] = value._data if isinstance(value, TensorBase) else value
+        self._version_counter[0] += 1
+        return self
+
+    def copy_(self, source: Tensor) -> Self:
+        """In place: copy ``source``'s values into this tensor."""
+        self._check_inplace()
+        _check_writable(self._data)
+        values = source._data if isinstance(source, TensorBase) else np.asarray(source)
+        try:
+            np.broadcast_shapes(values.shape, self._data.shape)
+        except ValueError:
+            raise ops.arithmetic.broadcast_error(self._data, values) from None
+        if np.broadcast_shapes(values.shape, self._data.shape) != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(values.shape, self._data.shape))}"
+            )
+        self._data[...] = values
+        self._version_counter[0] += 1
+        return self
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, key, value) -> None:
+        if grad_mode._state.enabled:
+            if self.grad_fn is None and self._requires_grad:
+                # x[i] = v writes through the view x[i] of the leaf x.
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+            self._check_inplace(value)
+        value_requires = isinstance(value, TensorBase) and value._requires_grad
+        if (self._requires_grad or value_requires) and grad_mode._state.enabled:
+            raise NotImplementedError(
+                "autogradkit does not record item assignment on tensors that require grad; "
+                "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
+            )
+        _check_writable(self._data)
+        key = ops.shape.normalize_key(key)
+        values = value._data if isinstance(value, TensorBase) else value
+        try:
+            self._data[key] = values
+        except ValueError:
+            raise _expand_error(self._data[key].shape, np.shape(values)) from None
+        self._version_counter[0] += 1
+
+    # -- functions in place (x.sin_(), x.exp_(), ...) -------------------------------------
+    def _unary_inplace(self, name: str, ufunc):
+        function = getattr(ops.elementary, name)
+        return self._inplace(function, lambda a: ufunc(a, out=a))
+
+    def sin_(self):
+        return self._unary_inplace("sin", np.sin)
+
+    def cos_(self):
+        return self._unary_inplace("cos", np.cos)
+
+    def tan_(self):
+        return self._unary_inplace("tan", np.tan)
+
+    def exp_(self):
+        return self._inplace(ops.pointwise.exp, lambda a: np.exp(a, out=a))
+
+    def log_(self):
+        return self._inplace(ops.pointwise.log, lambda a: np.log(a, out=a))
+
+    def sqrt_(self):
+        return self._inplace(ops.pointwise.sqrt, lambda a: np.sqrt(a, out=a))
+
+    def tanh_(self):
+        return self._inplace(ops.pointwise.tanh, lambda a: np.tanh(a, out=a))
+
+    def sigmoid_(self):
+        def compute(a):
+            a[...] = ops.pointwise._sigmoid(a)
+
+        return self._inplace(ops.pointwise.sigmoid, compute)
+
+    def relu_(self):
+        return self._inplace(ops.pointwise.relu, lambda a: np.maximum(a, 0, out=a))
+
+    def abs_(self):
+        return self._inplace(ops.pointwise.abs, lambda a: np.abs(a, out=a))
+
+    def neg_(self):
+        return self._inplace(ops.arithmetic.neg, lambda a: np.negative(a, out=a))
+
+    def pow_(self, exponent):
+        def compute(a):
+            a[...] = a**exponent
+
+        return self._inplace(lambda x: ops.arithmetic.pow(x, exponent), compute)
+
+    def clamp_(self, min=None, max=None):
+        def compute(a):
+            np.clip(a, min, max, out=a)
+
+        return self._inplace(lambda x: ops.pointwise.clamp(x, min, max), compute)
+
+    clip_ = clamp_
+
+    def floor_(self):
+        return self._unary_inplace("floor", np.floor)
+
+    def round_(self):
+        return self._unary_inplace("round", np.round)
+
+
+def _check_writable(data: np.ndarray) -> None:
+    """An expanded tensor repeats one element in many places: writing into it is
+    refused, as in PyTorch (NumPy says "read-only")."""
+    if not data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _expand_error(target: tuple, given: tuple) -> RuntimeError:
+    """PyTorch's message for ``x[key] = value`` when value's shape does not fit."""
+    for offset in range(1, max(len(target), len(given)) + 1):
+        want = target[-offset] if offset <= len(target) else 1
+        have = given[-offset] if offset <= len(given) else 1
+        if have not in (1, want):
+            return RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
+                f"at non-singleton dimension {max(len(target), len(given)) - offset}.  "
+                f"Target sizes: {list(target)}.  Tensor sizes: {list(given)}"
+            )
+    return RuntimeError(
+        f"shape mismatch: value tensor of shape {list(given)} cannot be broadcast to indexing "
+        f"result of shape {list(target)}"
+    )
+
+
+def _check_inplace_operand(data: np.ndarray, other) -> None:
+    """PyTorch's errors for ``a.add_(b)`` when the result would not fit in ``a``."""
+    from .ops._promotion import result_dtype
+
+    result = result_dtype(data, other)
+    if not np.can_cast(result, data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(result)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(data.dtype)}"
+        )
+    other_shape = np.shape(other)
+    try:
+        shape = np.broadcast_shapes(data.shape, other_shape)
+    except ValueError:
+        raise ops.arithmetic.broadcast_error(data, other) from None
+    if shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
+
+
+def _store_inplace(t: TensorBase, values: np.ndarray) -> None:
+    if values.dtype != t._data.dtype and not np.can_cast(
+        values.dtype, t._data.dtype, casting="same_kind"
+    ):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(t._data.dtype)}"
+        )
+    if values.shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape {list(values.shape)}"
+        )
+    t._data[...] = values
+
+
+def _np_add_inplace(a, b):
+    np.add(a, b, out=a, casting="same_kind")
+
+
+def _np_add_scaled_inplace(a, b, alpha) -> None:
+    """a += alpha·b with one rounding, as PyTorch's CPU kernel computes it (a fused
+    multiply-add, alpha first rounded to a's dtype): what optimizer steps such as
+    ``p.add_(grad, alpha=-lr)`` print depends on it."""
+    if a.dtype.kind != "f":
+        _np_add_inplace(a, np.multiply(b, alpha))
+        return
+    alpha = a.dtype.type(alpha)
+    if a.dtype == np.float32:
+        # The product of two float32 numbers is exact in float64.
+        exact = np.asarray(a, np.float64) + np.float64(alpha) * np.asarray(b, np.float64)
+        a[...] = exact
+    else:
+        a[...] = _ranges.fused_multiply_add(alpha, b, a)
+
+
+def _np_sub_inplace(a, b):
+    np.subtract(a, b, out=a, casting="same_kind")
+
+
+def _np_mul_inplace(a, b):
+    np.multiply(a, b, out=a, casting="same_kind")
+
+
+def _np_div_inplace(a, b):
+    np.true_divide(a, b, out=a, casting="same_kind")
+
+
+def _np_zero_inplace(a):
+    a[...] = 0

@@ -1,0 +1,145 @@
+"""Tensor's operators: ``+ - * / // % ** @``, unary ``- + abs``, comparisons,
+``& | ~`` and indexing (``t[key]``).
+
+Each operator calls its operation in :mod:`autogradkit.ops`. The package is
+imported at the top (its ``__init__`` imports nothing) and its modules are looked up
+when an operator runs, as ``torch/_tensor.py`` calls ``torch.autograd.backward``:
+the ops modules import ``Tensor`` when they load, the Tensor's methods use the ops
+only when called, so neither module has to import the other at its bottom.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import ops
+from ._tensor_base import TensorBase
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+class Operators(TensorBase):
+    """Mixed into :class:`autogradkit.Tensor`."""
+
+    __slots__ = ()
+
+    # -- arithmetic ---------------------------------------------------------------------
+    # The common case, two tensors (or a tensor and a Python number), goes straight to
+    # the operation's Function; everything else takes the checked path in autogradkit.ops.
+    def __add__(self, other):
+        if type(other) is type(self) or type(other) is float or type(other) is int:
+            return ops.arithmetic.Add.apply(self, other)
+        return ops.arithmetic.add(self, other)
+
+    def __radd__(self, other):
+        return ops.arithmetic.add(self, other)
+
+    def __sub__(self, other):
+        if type(other) is type(self) or type(other) is float or type(other) is int:
+            return ops.arithmetic.Sub.apply(self, other)
+        return ops.arithmetic.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.arithmetic.rsub(self, other)
+
+    def __mul__(self, other):
+        if type(other) is type(self) or type(other) is float or type(other) is int:
+            return ops.arithmetic.Mul.apply(self, other)
+        return ops.arithmetic.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.arithmetic.mul(self, other)
+
+    def __truediv__(self, other):
+        return ops.arithmetic.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.arithmetic.mul(ops.arithmetic.reciprocal(self), other)
+
+    def __floordiv__(self, other):
+        return ops.arithmetic.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.arithmetic.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops.arithmetic.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.arithmetic.remainder(other, self)
+
+    def __pow__(self, exponent):
+        return ops.arithmetic.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return ops.arithmetic.pow(base, self)
+
+    def __matmul__(self, other):
+        if type(other) is type(self) and self._data.ndim == 2 and other._data.ndim == 2:
+            return ops.linalg.Mm.apply(self, other)
+        return ops.linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.linalg.matmul(ops.arithmetic._as_tensor(other), self)
+
+    def __neg__(self):
+        return ops.arithmetic.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return ops.pointwise.abs(self)
+
+    # Comparisons give bool tensors and are never differentiated.
+    def _compare(self, other, ufunc) -> Tensor:
+        if isinstance(other, TensorBase):
+            other = other._data
+        elif not isinstance(other, (int, float, np.generic, np.ndarray)):
+            # t == None is False and t < None a TypeError, as in PyTorch (Python's
+            # own answers once the comparison is declined).
+            return NotImplemented
+        return self._make(np.asarray(ufunc(self._data, other)))
+
+    def __eq__(self, other):
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other):
+        return self._compare(other, np.not_equal)
+
+    def __lt__(self, other):
+        return self._compare(other, np.less)
+
+    def __le__(self, other):
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other):
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other):
+        return self._compare(other, np.greater_equal)
+
+    def eq(self, other):
+        return self == other
+
+    def __and__(self, other):
+        return self._compare(
+            other, np.logical_and if self._data.dtype == np.bool_ else np.bitwise_and
+        )
+
+    def __or__(self, other):
+        return self._compare(
+            other, np.logical_or if self._data.dtype == np.bool_ else np.bitwise_or
+        )
+
+    def __invert__(self):
+        return self._make(np.asarray(~self._data))
+
+    def __getitem__(self, key):
+        return ops.shape.getitem(self, key)
+
+    def __hash__(self) -> int:  # defining __eq__ would otherwise make tensors unhashable
+        return id(self)
