@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import autogradkit as torch
-from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07
+from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb09
 
 nbformat = pytest.importorskip("nbformat")
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
@@ -39,6 +39,36 @@ def g(x):
     return torch.matmul(W, x).pow(2)
 
 
+def curve(t):
+    return torch.stack([torch.cos(t), torch.sin(t), t * t, torch.exp(-t)])
+
+
+def f2(x1, x2, x3):
+    a = x1 * x2
+    return a + torch.sin(x1), a * x3
+
+
+def forward_jacobian(f, inputs):
+    """Notebook 9's solution to exercise 3: one forward pass per input, a column each."""
+    fwAD = torch.autograd.forward_ad
+    columns = []
+    for j in range(len(inputs)):
+        with fwAD.dual_level():
+            duals = [
+                fwAD.make_dual(x, torch.tensor(1.0 if k == j else 0.0))
+                for k, x in enumerate(inputs)
+            ]
+            columns.append(torch.stack([fwAD.unpack_dual(y).tangent for y in f(*duals)]))
+    return torch.stack(columns, dim=1)
+
+
+def curve_derivatives(t0):
+    """Notebook 9's solution to exercise 1: one forward pass."""
+    fwAD = torch.autograd.forward_ad
+    with fwAD.dual_level():
+        return fwAD.unpack_dual(curve(fwAD.make_dual(t0, torch.tensor(1.0)))).tangent
+
+
 def cases():
     """(id, checker, right answer, wrong answer, context) for every exercise."""
     x, y, w, b = network()
@@ -52,6 +82,8 @@ def cases():
     v = u.tanh()
     out = u * v
     x0 = torch.tensor([1.0, 0.5, -1.0])
+    t0 = torch.tensor(0.3)
+    xs = (torch.tensor(0.5), torch.tensor(2.0), torch.tensor(-1.0))
     right_bce = torch.nn.functional.binary_cross_entropy_with_logits(s, t).item()
     return [
         ("01.1", nb01.check_exercise_1, {"w", "b"}, {"w", "b", "z"}, ()),
@@ -72,6 +104,15 @@ def cases():
         ("06.2", nb06.check_exercise_2, 2.9999572, 5.1757599, ()),
         ("07.1", nb07.check_exercise_1, 121, 104, ()),
         ("07.2", nb07.check_exercise_2, 2.0799999, 1.72, ()),
+        ("09.1", nb09.check_exercise_1, curve_derivatives(t0), curve(t0), (curve, t0)),
+        ("09.2", nb09.check_exercise_2, (13, 3), (3, 2), ()),
+        (
+            "09.3",
+            nb09.check_exercise_3,
+            forward_jacobian(f2, xs),
+            forward_jacobian(f2, xs).t(),
+            (f2, xs),
+        ),
     ]
 
 

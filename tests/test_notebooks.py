@@ -67,7 +67,9 @@ def _markers(cell) -> set[str]:
 def _shows_widget(cell) -> bool:
     """Whether the cell displays a widget (printing one shows only its repr)."""
     return any(
-        output.data.get("text/plain", "").startswith(("<BackwardStepper", "<JacobianExplorer"))
+        output.data.get("text/plain", "").startswith(
+            ("<BackwardStepper", "<JacobianExplorer", "<ForwardReverseExplorer")
+        )
         for output in cell.outputs
         if "data" in output
     )

@@ -68,7 +68,7 @@ SHOW_UP_TO = 4
 FONT_PX = 14
 # Each side is at least this wide; two do not fit side by side on a narrow page,
 # and then the reverse side moves below the forward side.
-SIDE_MIN_PX = 560
+SIDE_MIN_PX = 600
 CELL_STYLE = "padding:2px 6px;text-align:right;font:13px monospace;min-width:38px"
 LABEL_STYLE = "padding:2px 6px;font:13px monospace;color:#555;white-space:nowrap"
 PENDING = "·"
@@ -156,7 +156,7 @@ class ForwardReverseExplorer(widgets.VBox):
         self.forward = ForwardSide(self)
         self.reverse = ReverseSide(self)
         self._lines_for_size = {
-            box: self._box_lines(box, "tangent", None) for box in self.graph.nodes
+            box: self._box_lines(box, "tangent", None, sizing=True) for box in self.graph.nodes
         }
         layout(self.graph, self._lines_for_size)
         self.header = widgets.HTML(value=self.header_html())
@@ -182,22 +182,22 @@ class ForwardReverseExplorer(widgets.VBox):
             return _numpy(box.tensor)
         return self.forward.value_of(box)
 
-    def _box_lines(self, box: GraphNode, word: str, annotation: np.ndarray | None) -> list[str]:
-        """A box's text: its name, its value, and its tangent or gradient when known
-        (for sizing, ``annotation`` None and the widest number that can appear)."""
+    def _box_lines(
+        self, box: GraphNode, word: str, annotation: np.ndarray | None, sizing: bool = False
+    ) -> list[str]:
+        """A box's text: its name, its value, and its tangent or gradient (``·`` until
+        known). For ``sizing``, the widest numbers that can appear, so that the boxes
+        never need to grow as the passes fill them in."""
         value = self.values_of(box)
-        size = value.size if value is not None else 1
-        if annotation is None:
-            shown = PENDING if value is not None else ""
-            if word == "tangent":  # sizing: room for the widest number
-                shown = _values_text(np.full(max(size, 1), -1.25e-4)) if size <= SHOW_UP_TO else ""
-        else:
-            shown = _values_text(annotation)
         lines = [box.label]
         if value is not None:
             lines.append("= " + _values_text(value))
-        if shown:
-            lines.append(f"{word} {shown}")
+        if sizing and value is not None:
+            annotation = np.full(value.shape, -1.25e-4)  # as wide as a number gets
+        if annotation is not None:
+            lines.append(f"{word} {_values_text(annotation)}")
+        elif value is not None:
+            lines.append(f"{word} {PENDING}")
         return lines
 
     def svg_for(
@@ -442,7 +442,7 @@ class _Side:
 
     def static_html(self) -> str:
         return (
-            f'<div style="flex:1 1 {SIDE_MIN_PX * self.explorer.scale * 0.8:.0f}px;min-width:0">'
+            f'<div style="flex:1 1 {SIDE_MIN_PX * self.explorer.scale:.0f}px;min-width:0">'
             f'<p style="color:{self.colour}"><b>{self.title}</b>, seed '
             f"{escape(self._seed_labels()[self._seed])}</p>"
             f'<div style="overflow-x:auto">{svg_img(self.svg, self._alt_text(), css_class="agk-graph")}'

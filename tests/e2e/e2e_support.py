@@ -73,6 +73,7 @@ TEST_TIMEOUT = 900
 # The notebooks under test.
 STEPPER_NOTEBOOK = "02_computing_gradients.ipynb"
 JACOBIAN_NOTEBOOK = "05_jacobian_products.ipynb"
+MODES_NOTEBOOK = "09_forward_and_reverse_mode.ipynb"
 CANARY_NOTEBOOK = "zz_sanitiser_canary.ipynb"  # written beside the saved copies (conftest)
 
 # JupyterLab settings for a quiet, deterministic UI (keys checked against the schemas
@@ -150,13 +151,14 @@ import json as _json, re as _re
 import numpy as _np
 from ipywidgets.widgets.widget import _instances as _agk_instances
 from autogradkit.widgets import BackwardStepper as _BS, JacobianExplorer as _JE
+from autogradkit.widgets import ForwardReverseExplorer as _FR
 
 def _agk_current(svg):
     found = _re.findall(r'<g class="([^"]*)" data-node="([^"]*)"', svg)
     return [label for classes, label in found if "current" in classes.split()]
 
 def _agk_probe():
-    out = {"steppers": [], "explorers": []}
+    out = {"steppers": [], "explorers": [], "modes": []}
     for widget in list(_agk_instances.values()):
         if isinstance(widget, _BS):
             start = widget.position
@@ -181,6 +183,26 @@ def _agk_probe():
                 "slider_labels": [s.description for s in widget.sliders],
                 "many": widget.element is not None,
             })
+        elif isinstance(widget, _FR):
+            sides = {}
+            for name in ("forward", "reverse"):
+                side = getattr(widget, name)
+                start = side.position
+                side.reset()
+                positions = []
+                for k in range(side.total + 1):
+                    if k:
+                        side.step()
+                    marks = side.marks
+                    positions.append({
+                        "current": next((l for l, m in marks.items() if m == "current"), None),
+                        "done": sorted(l for l, m in marks.items() if m == "done"),
+                        "known": int((~_np.isnan(side.known())).sum()),
+                    })
+                sides[name] = {"start": start, "seed": side.seed, "total": side.total,
+                               "seed_labels": list(side.seed_menu.options),
+                               "positions": positions}
+            out["modes"].append(sides)
     return out
 
 print("AGK-PROBE " + _json.dumps(_agk_probe()))
@@ -191,8 +213,8 @@ _expected_cache: dict[str, dict] = {}
 
 def expected_for(notebook: Path) -> dict:
     """Run ``notebook`` top to bottom in a fresh kernel of this environment (as
-    JupyterLab's Run All would), then ask every BackwardStepper and JacobianExplorer
-    it made (in the order they were made) what they show at each position.
+    JupyterLab's Run All would), then ask every BackwardStepper, JacobianExplorer and
+    ForwardReverseExplorer it made (in the order they were made) what they show at each position.
 
     Steppers: ``{"start", "total", "positions": [{"current", "label", "nodes"}]}``
     where ``current`` is the ``data-node`` of the SVG node with class ``current``

@@ -1,4 +1,4 @@
-"""The stepper and the Jacobian explorer in a real JupyterLab, in headless Chromium.
+"""The stepper, the Jacobian explorer and the forward/reverse explorer in a real JupyterLab, in headless Chromium.
 
 Each test opens its notebook (from the cleared copy the lab server serves), runs
 every cell with the menu Run → Run All Cells, waits for the kernel to finish, then
@@ -17,6 +17,7 @@ from e2e_support import (
     JACOBIAN_NOTEBOOK,
     KERNEL_TIMEOUT,
     LAYOUT,
+    MODES_NOTEBOOK,
     STEPPER_NOTEBOOK,
     TEST_TIMEOUT,
     UI_TIMEOUT,
@@ -409,6 +410,80 @@ def test_jacobian_explorer_in_jupyterlab(page, lab_server, notebook_dir):
 
     assert not saved_error_outputs(page, JACOBIAN_NOTEBOOK, notebook)
     assert not page.errors, f"JavaScript errors in the page: {page.errors}"
+
+
+# ------------------------------------------------------------------ forward and reverse mode
+def test_forward_reverse_explorer_in_jupyterlab(page, lab_server, notebook_dir):
+    """Reset and Step on each side: the node the pass ran last is marked current, the
+    ones before done, and J fills in as the kernel says; choosing another seed starts
+    its pass from the beginning."""
+    notebook = notebook_dir / MODES_NOTEBOOK
+    expected = expected_for(notebook)
+    assert expected["modes"], f"{MODES_NOTEBOOK} displays no ForwardReverseExplorer"
+    open_notebook(page, lab_server, MODES_NOTEBOOK)
+    run_all_cells(page, notebook)
+    widget = page.locator(".jp-OutputArea-output:has(.agk-forward-side)").first
+    widget.wait_for(timeout=UI_TIMEOUT * 1000)
+    widget.scroll_into_view_if_needed()
+    save_screenshot(widget, "lab-modes-after-run-all")
+    for name in ("forward", "reverse"):
+        ModesSide(widget, name, expected["modes"][0][name]).drive()
+    save_screenshot(widget, "lab-modes-driven")
+    assert not page.errors, f"JavaScript errors in the page: {page.errors}"
+
+
+class ModesSide:
+    """One side (forward or reverse) of the first ForwardReverseExplorer."""
+
+    def __init__(self, widget, name: str, want: dict) -> None:
+        self.name, self.want = name, want
+        self.side = widget.locator(f".agk-{name}-side")
+        self.graph = self.side.locator(f".agk-{name}-graph svg.agk-graph")
+        self.known = self.side.locator(f".agk-{name}-jacobian td.agk-known")
+        self.panel = self.side.locator(f".agk-{name}-panel")
+
+    def button(self, label: str):
+        return self.side.locator("button.widget-button", has_text=re.compile(rf"^\s*{label}\s*$"))
+
+    def check(self, k: int) -> None:
+        position, name = self.want["positions"][k], self.name
+        current = self.graph.locator("g.node.current")
+        if position["current"] is None:
+            poll(lambda: current.count() == 0, UI_TIMEOUT, f"{name}: nothing current at 0")
+        else:
+            poll(
+                lambda: (
+                    current.count() == 1
+                    and current.get_attribute("data-node") == position["current"]
+                ),
+                UI_TIMEOUT,
+                f"{name}: {position['current']!r} current at step {k}",
+            )
+        done = self.graph.locator("g.node.done").evaluate_all("gs => gs.map(g => g.dataset.node)")
+        assert sorted(done) == position["done"], f"{name} at step {k}: done {done}"
+        assert self.known.count() == position["known"], f"{name} at step {k}: cells of J known"
+        assert f"Step {k} of {self.want['total']}" in self.panel.inner_text()
+
+    def drive(self) -> None:
+        if self.want["start"] != 0:
+            self.button("Reset").click()
+        self.check(0)
+        last = min(3, self.want["total"])
+        for k in range(1, last + 1):
+            self.button("Step").click()
+            self.check(k)
+        save_screenshot(self.side, f"lab-modes-{self.name}-step-{last}")
+        self.button("Back").click()
+        self.check(last - 1)
+        # Another seed: its pass starts again from step 0.
+        labels = self.want["seed_labels"]
+        other = labels[(self.want["seed"] + 1) % len(labels)][0]
+        self.side.locator("select").select_option(label=other)
+        poll(
+            lambda: "Step 0 of" in self.panel.inner_text() and other in self.panel.inner_text(),
+            UI_TIMEOUT,
+            f"{self.name}: the pass seeded on {other} at step 0",
+        )
 
 
 # ------------------------------------------------------------------ the stepper's layout
