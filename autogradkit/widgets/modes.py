@@ -72,6 +72,7 @@ SIDE_MIN_PX = 600
 CELL_STYLE = "padding:2px 6px;text-align:right;font:13px monospace;min-width:38px"
 LABEL_STYLE = "padding:2px 6px;font:13px monospace;color:#555;white-space:nowrap"
 PENDING = "·"
+PANEL_STYLE = ".agk-panel p { margin: 4px 0; }"
 
 
 class ForwardReverseExplorer(widgets.VBox):
@@ -262,7 +263,8 @@ class _Side:
     """What both modes have: a seed, a pass's records, a position in them, a picture,
     and J as far as the finished passes (and the one under way) have filled it."""
 
-    word = ""
+    word = ""  # written in the boxes
+    noun = ""  # said in the text
     title = ""
     colour = ""
     seed_what = ""
@@ -386,14 +388,17 @@ class _Side:
         label = escape(self._seed_labels()[self._seed])
         if self.position == 0:
             text = (
-                f"<p><b>Step 0 of {self.total}</b>: the {self.word} of <b>{label}</b> is 1, "
+                f"<p><b>Step 0 of {self.total}</b>: the {self.noun} of <b>{label}</b> is 1, "
                 f"every other {self.seed_what}'s 0. Press <b>Step</b>.</p>"
             )
         else:
             text = self.step_html()
         if self.position == self.total:
             text += f"<p><b>Done</b>: {self._done_text(label)}</p>"
-        return f'<div class="agk-panel" style="font-size:{FONT_PX * self.explorer.scale:.0f}px">{text}</div>'
+        return (
+            f'<div class="agk-panel" style="font-size:{FONT_PX * self.explorer.scale:.0f}px">'
+            f"<style>{PANEL_STYLE}</style>{text}</div>"
+        )
 
     def _done_text(self, label: str) -> str:
         raise NotImplementedError
@@ -435,8 +440,9 @@ class _Side:
             f'margin:2px 0 6px">{head}</tr>{"".join(body)}</table>'
         )
         return (
-            f'<div style="font-size:{FONT_PX * explorer.scale:.0f}px"><p><b>J</b> by {self.title.lower()}: '
-            f'<span class="agk-passes">{passes} of {count} {axis}s</span> '
+            f'<div class="agk-panel" style="font-size:{FONT_PX * explorer.scale:.0f}px">'
+            f"<p><b>J</b> by {self.title.lower()}: "
+            f'<span class="agk-passes">{passes} of {count} {axis}s complete</span> '
             f"(one pass per {axis}; the outlined {axis} is this pass's).</p>{table}</div>"
         )
 
@@ -519,6 +525,7 @@ class ForwardSide(_Side):
     operations in the order they run (records of ``forward_ad.forward_steps``)."""
 
     word = "tangent"
+    noun = "tangent"
     title = "Forward mode"
     colour = TANGENT_COLOUR
     seed_what = "input"
@@ -675,6 +682,7 @@ class ReverseSide(_Side):
     graph by the engine (records of ``autograd.backward_steps``)."""
 
     word = "grad"
+    noun = "gradient"
     title = "Reverse mode"
     colour = GRADIENT_COLOUR
     seed_what = "output"
