@@ -122,10 +122,21 @@ def _one_hot(inputs, j: int) -> tuple:
     return tuple(pieces)
 
 
+def _values(tensor) -> np.ndarray:
+    """A column or row, which is None until its pass has run to the end."""
+    assert tensor is not None, "the pass has not run to the end"
+    return tensor.numpy()
+
+
+def _grad_fn(tensor):
+    assert tensor.grad_fn is not None
+    return tensor.grad_fn
+
+
 def _classes(svg: str) -> dict[str, set[str]]:
     root = ET.fromstring(svg)
     return {
-        g.get("data-node"): set(g.get("class").split())
+        str(g.get("data-node")): set(str(g.get("class")).split())
         for g in root.iter(f"{SVG}g")
         if g.get("data-node") is not None
     }
@@ -142,7 +153,7 @@ def test_each_forward_pass_fills_a_column_of_the_jacobian(case):
         explorer.forward.seed = j
         assert explorer.forward.column is None
         explorer.forward.run_to_end()
-        np.testing.assert_allclose(explorer.forward.column.numpy(), J[:, j], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_values(explorer.forward.column), J[:, j], rtol=1e-5, atol=1e-6)
         assert explorer.forward.passes_done == j + 1
     known = explorer.forward.known()
     np.testing.assert_allclose(known, J, rtol=1e-5, atol=1e-6)  # no NaN left: J is whole
@@ -158,7 +169,7 @@ def test_each_backward_pass_fills_a_row_of_the_jacobian(case):
     for i in range(J.shape[0]):
         explorer.reverse.seed = i
         explorer.reverse.run_to_end()
-        np.testing.assert_allclose(explorer.reverse.row.numpy(), J[i], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_values(explorer.reverse.row), J[i], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(explorer.reverse.known(), J, rtol=1e-5, atol=1e-6)
     for x in inputs:
         assert x.grad is None and not x.requires_grad  # the explorer works on copies
@@ -178,7 +189,7 @@ def test_the_column_is_what_make_dual_and_unpack_dual_give(case):
             outputs = fn(*duals)
             outputs = outputs if isinstance(outputs, tuple) else (outputs,)
             unpacked = [forward_ad.unpack_dual(y).tangent for y in outputs]
-        np.testing.assert_allclose(explorer.forward.column.numpy(), _flat(unpacked), rtol=1e-6)
+        np.testing.assert_allclose(_values(explorer.forward.column), _flat(unpacked), rtol=1e-6)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -225,7 +236,7 @@ def test_every_box_shows_its_gradient_step_by_step(case):
     leaves = [x.detach().clone().requires_grad_(True) for x in inputs]
     intermediates = parts(torch, *leaves)
     # The outputs as computed in the same graph as the intermediates.
-    produced_by = [explorer.graph.box_of[y.grad_fn].label for y in explorer.outputs]
+    produced_by = [explorer.graph.box_of[_grad_fn(y)].label for y in explorer.outputs]
     flat = torch.cat([intermediates[label].reshape(-1) for label in produced_by])
     for i in range(explorer.shape[0]):
         side.seed = i
@@ -279,7 +290,7 @@ def test_step_back_reset_and_the_drawing():
     # Reverse mode from y2 never reaches SinBackward0: y2 does not depend on it.
     reverse.run_to_end()
     assert "SinBackward0" not in reverse.gradients
-    assert reverse.row.numpy()[0] == pytest.approx(-2.0)  # ∂(x1·x2·x3)/∂x1 = x2·x3
+    assert _values(reverse.row)[0] == pytest.approx(-2.0)  # ∂(x1·x2·x3)/∂x1 = x2·x3
 
 
 def test_the_column_fills_as_the_outputs_are_reached():
@@ -323,7 +334,7 @@ def test_bad_arguments_get_clear_errors():
     fn_for, inputs, _ = two_by_three()
     fn = fn_for(torch)
     with pytest.raises(TypeError, match="not a tensor"):
-        ForwardReverseExplorer(fn, (0.5, 2.0, -1.0))
+        ForwardReverseExplorer(fn, (0.5, 2.0, -1.0))  # type: ignore[arg-type]  # on purpose
     with pytest.raises(TypeError, match="floating-point"):
         ForwardReverseExplorer(lambda x: x * 2, torch.tensor([1, 2]))
     with pytest.raises(TypeError, match="must return tensors"):
