@@ -369,6 +369,13 @@ def _values(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _check_integer_divisor(dividend, divisor) -> None:
+    """Integer ``//`` and ``%`` by zero: PyTorch raises where NumPy gives 0 with a
+    RuntimeWarning (floats divide to ±inf or nan in both)."""
+    if np.result_type(dividend, divisor).kind in "iu" and not np.all(divisor):
+        raise RuntimeError("ZeroDivisionError")
+
+
 class Remainder(Elementwise):
     """f(x) = x mod c for a number c (``x % 3``, the sign of c as in Python);
     ∂f/∂x = 1 (away from the jumps)"""
@@ -379,6 +386,7 @@ class Remainder(Elementwise):
     @staticmethod
     def forward(ctx, x, c):
         x, c = promote(x, c)
+        _check_integer_divisor(x, c)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(np.remainder(x, c))
 
@@ -397,6 +405,7 @@ class RemainderTensor(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         x, y = promote(x, y)
+        _check_integer_divisor(x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
             ctx.quotient = np.floor_divide(x, y)
             return np.asarray(np.remainder(x, y))
@@ -418,6 +427,7 @@ class NotDifferentiable(Function):
     def forward(ctx, ufunc, aten_name, x, y):
         ctx.aten_name = aten_name
         x, y = promote(x, y)
+        _check_integer_divisor(x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(ufunc(x, y))
 

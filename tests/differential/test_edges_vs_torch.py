@@ -557,6 +557,33 @@ def _floordiv_mod(lib, inp):
 register("arith/floordiv-and-mod", _floordiv_mod)
 
 
+def _integer_division_by_zero(lib, inp):
+    """Integer ``//`` and ``%`` by zero raise in PyTorch (NumPy would give 0 and
+    warn); float ones give inf/nan, also when only the divisor is an integer."""
+    i = lib.tensor([5, -5, 0])
+    f = lib.tensor([1.5, -2.0, 0.0])
+    return {
+        "floordiv_int": attempt(lambda: i // 0),
+        "mod_int": attempt(lambda: i % 0),
+        "floordiv_tensor": attempt(lambda: lib.floor_divide(i, lib.tensor([1, 0, 2]))),
+        "remainder_tensor": attempt(lambda: lib.remainder(i, lib.tensor([1, 0, 2]))),
+        "rfloordiv": attempt(lambda: 7 // lib.tensor([0, 1])),
+        "rmod": attempt(lambda: 7 % lib.tensor([0, 1])),
+        "method_remainder": attempt(lambda: i.remainder(0)),
+        "method_floor_divide": attempt(lambda: i.floor_divide(0)),
+        "int_by_float_zero": i // 0.0,
+        "int_mod_float_zero": i % 0.0,
+        "float_by_int_zero": f // 0,
+        "float_mod_int_zero": f % 0,
+        "float_rmod": 7.0 % lib.tensor([0, 1]),
+        "int_mod_float_tensor": lib.tensor([5, 6]) % lib.tensor([2, 0.0]),
+        "nonzero": (i // 2, i % 3),
+    }
+
+
+register("arith/integer-division-by-zero", _integer_division_by_zero)
+
+
 def _batched_matvec(lib, inp):
     a = lib.tensor(
         [[[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], [[2.0, 0.0, 1.0], [1.0, 1.0, 1.0]]],
