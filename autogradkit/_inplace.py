@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
-from . import _dtype, _ranges, ops
+from . import _dtype, _ranges, autograd, ops
 from ._tensor_base import TensorBase
 from .autograd import grad_mode
 
@@ -59,6 +59,9 @@ class InplaceMethods(TensorBase):
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
         _check_writable(self._data)
         self._check_inplace(other)
+        forward_ad, tangent = autograd.forward_ad, None
+        if forward_ad.state.level is not None:  # forward mode: the tangent changes too
+            tangent = forward_ad.inplace_tangent(self, out_of_place, other)
         other_requires = isinstance(other, TensorBase) and other._requires_grad
         if grad_mode._state.enabled and (self._requires_grad or other_requires):
             before = self._make(self._data.copy(), grad_fn=self.grad_fn)
@@ -74,6 +77,8 @@ class InplaceMethods(TensorBase):
             else:
                 numpy_inplace(self._data)
         self._version_counter[0] += 1
+        if tangent is not None:
+            forward_ad.set_tangent(self, tangent)
         return self
 
     def add_(self, other, *, alpha=1) -> Self:
@@ -118,6 +123,7 @@ class InplaceMethods(TensorBase):
         self._check_inplace()
         self._data[...] = value._data if isinstance(value, TensorBase) else value
         self._version_counter[0] += 1
+        _write_tangent(self, ..., value)
         return self
 
     def copy_(self, source: Tensor) -> Self:
@@ -136,6 +142,7 @@ class InplaceMethods(TensorBase):
             )
         self._data[...] = values
         self._version_counter[0] += 1
+        _write_tangent(self, ..., source)
         return self
 
     def __iadd__(self, other):
@@ -170,6 +177,7 @@ class InplaceMethods(TensorBase):
         except ValueError:
             raise _expand_error(self._data[key].shape, np.shape(values)) from None
         self._version_counter[0] += 1
+        _write_tangent(self, key, value)
 
     # -- functions in place (x.sin_(), x.exp_(), ...) -------------------------------------
     def _unary_inplace(self, name: str, ufunc):
@@ -231,6 +239,13 @@ class InplaceMethods(TensorBase):
 
     def round_(self):
         return self._unary_inplace("round", np.round)
+
+
+def _write_tangent(tensor, key, source) -> None:
+    """Forward mode: after ``tensor[key] = source``, the written elements take
+    ``source``'s tangent (only while a dual level is active)."""
+    if autograd.forward_ad.state.level is not None:
+        autograd.forward_ad.write_tangent(tensor, key, source)
 
 
 def _check_writable(data: np.ndarray) -> None:

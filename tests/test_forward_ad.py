@@ -12,7 +12,9 @@ from test_gradcheck import Op, cases, needs_torch, sample, tensors, torch
 
 import autogradkit as ak
 import autogradkit.autograd.forward_ad as fwAD
+from autogradkit.autograd import Function, gradcheck
 from autogradkit.autograd.forward_ad import ForwardStep, forward_steps
+from autogradkit.autograd.gradcheck import GradcheckError
 
 # ----------------------------------------------------------------------------- every op vs torch
 
@@ -83,6 +85,88 @@ def _replace(op: Op, inputs, old, new):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return op.fn(ak, *[new if x is old else x for x in inputs])
+
+
+@pytest.mark.parametrize("op, shapes, seed", list(cases()))
+def test_gradcheck_with_forward_ad(op: Op, shapes, seed):
+    """Forward mode's Jacobian (one tangent per input element) against finite
+    differences; test_gradcheck checks the backward one."""
+    inputs = tensors(ak, op, sample(op, shapes, seed))
+    fn = lambda *xs: op.fn(ak, *xs)  # noqa: E731 - the table's op, bound to our library
+    assert gradcheck(fn, tuple(inputs), check_forward_ad=True, check_backward_ad=False, **op.tol)
+
+
+class _WrongTangent(Function):
+    """sin with a backward that is right and a tangent rule that is not."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x.cos()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (x,) = ctx.saved_tensors
+        return tangent * x.sin()
+
+
+def test_gradcheck_finds_a_wrong_tangent_rule():
+    x = ak.tensor([0.3, -1.2], dtype=ak.float64, requires_grad=True)
+    assert gradcheck(_WrongTangent.apply, (x,))  # backward alone is right
+    with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch"):
+        gradcheck(_WrongTangent.apply, (x,), check_forward_ad=True)
+    assert (
+        gradcheck(_WrongTangent.apply, (x,), check_forward_ad=True, raise_exception=False) is False
+    )
+
+
+def _inplace_program(L):
+    """In-place changes of dual tensors: the tangent changes with the values."""
+    fw = L.autograd.forward_ad
+    printed = []
+    with fw.dual_level():
+        x = L.tensor([1.0, 2.0])
+        d = fw.make_dual(x, L.tensor([1.0, 1.0]))
+        d.mul_(2)
+        printed += [repr(d), repr(x)]
+        y = L.zeros(3)
+        y[0] = d[1]
+        printed.append(repr(y))
+        z = L.zeros(2)
+        z.copy_(d)
+        printed.append(repr(z))
+        z.fill_(3.0)
+        printed.append(repr(z))
+        e = d.clone()
+        e.add_(d)
+        f = L.zeros(2)
+        f.add_(d)
+        g = d.clone()
+        g.sin_()
+        h = d.clone()
+        h.clamp_(max=3)
+        printed += [repr(e), repr(f), repr(g), repr(h)]
+        h.zero_()
+        printed.append(repr(h))
+    return printed
+
+
+@needs_torch
+def test_inplace_changes_carry_tangents_as_in_pytorch():
+    assert _inplace_program(ak) == _inplace_program(torch)
+
+
+def test_inplace_change_of_a_view_of_a_dual_tensor_is_refused():
+    with fwAD.dual_level():
+        w = fwAD.make_dual(ak.tensor([1.0, 2.0]), ak.ones(2)).clone()
+        with pytest.raises(NotImplementedError, match="view of a dual tensor"):
+            w[0:1].mul_(3)
 
 
 # ----------------------------------------------------------------------------- the API

@@ -6,6 +6,8 @@
 * :func:`backward_steps` — the same backward pass, one node per ``next()``, for
   watching the chain rule at work;
 * :mod:`.functional` — ``jacobian``, ``vjp``, ``jvp``;
+* :mod:`.forward_ad` — forward mode: dual tensors carry tangents through every
+  operation (``dual_level``, ``make_dual``, ``unpack_dual``, ``forward_steps``);
 * :func:`gradcheck` — compare a function's analytic gradients with finite differences.
 """
 
@@ -16,7 +18,7 @@ import warnings
 import numpy as np
 
 from .._legacy import Variable
-from . import functional, graph
+from . import forward_ad, functional, graph
 from .custom_function import Function
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
@@ -43,6 +45,7 @@ __all__ = [
     "FunctionCtx",
     "Node",
     "functional",
+    "forward_ad",
     "graph",
     "gradcheck",
     "gradgradcheck",

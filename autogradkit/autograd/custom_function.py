@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from . import forward_ad, grad_mode
 from . import function as core
-from . import grad_mode
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -72,12 +72,20 @@ class _CustomNode(core.Node):
         """Inputs that ``forward`` modified in place (and returns)."""
         self._dirty = tensors
 
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``jvp`` (forward mode), which reads them from
+        ``ctx.saved_tensors``."""
+        self.__dict__["_saved_for_forward"] = tensors
+
     def set_materialize_grads(self, value: bool) -> None:
         """Accepted for parity: a single output always gets its gradient."""
 
     @property
     def saved_tensors(self) -> tuple:
-        """The tensors ``forward`` saved, unchanged since (as PyTorch checks)."""
+        """The tensors ``forward`` saved, unchanged since (as PyTorch checks); inside
+        ``jvp``, those it saved with ``save_for_forward``."""
+        if "_jvp_running" in self.__dict__:
+            return self.__dict__.get("_saved_for_forward", ())
         if self._saved_sources is core._RELEASED:
             raise RuntimeError(core.SECOND_BACKWARD_MESSAGE)
         if self._saved is None:
@@ -168,6 +176,15 @@ class Function(core.Function):
         ``forward(*args)`` that takes no ``ctx`` (PyTorch 2's other style)."""
         raise NotImplementedError
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Override for forward mode: the output's tangent, given one tangent per
+        ``forward`` argument (J·t, where ``backward`` computes Jᵀ·g)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx: Any = cls._node_class.__new__(cls._node_class)
@@ -182,6 +199,8 @@ class Function(core.Function):
         result = _single_output(cls, output)
         if True in ctx.needs_input_grad and grad_mode.is_grad_enabled():
             result = _record(ctx, args, result)
+        if forward_ad.state.level is not None:  # forward mode: the user's jvp
+            forward_ad.push_custom_tangent(cls, args, ctx, result)
         return (result,) if isinstance(output, tuple) else result
 
 

@@ -138,7 +138,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     ``tangent`` must have ``tensor``'s shape; both must be floating point. The result
     shares ``tensor``'s values (and, if ``tensor`` requires grad, records a
     ``ViewBackward0``, so backward still reaches ``tensor``); the tangent is stored
-    as it is, not copied.
+    as it is, not copied, unless it is laid out differently in memory.
     """
     _check_level(
         level,
@@ -152,21 +152,26 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     _check_floating("primal", tensor)
     _check_floating("tangent", tangent)
-    if tangent._data.shape != tensor._data.shape:
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the "
-            "original Tensor, this is not supported. Tensor is of size "
-            f"{list(tensor._data.shape)} while the given forward gradient is of size "
-            f"{list(tangent._data.shape)}."
-        )
+    _check_size(tensor, tangent)
     if tangent_of(tensor) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at "
             f"the same level {state.level} is not supported."
         )
+    if not _same_layout(tensor._data, tangent._data):
+        # As PyTorch does: a tangent laid out differently in memory (a transpose, an
+        # expanded tensor) is copied into the primal's layout.
+        copy = np.empty_like(tensor._data, dtype=tangent._data.dtype)
+        copy[...] = tangent._data
+        tangent = Tensor._make(copy)
     dual = tensor.view(tensor.shape)
     _set_tangent(dual, tangent)
     return dual
+
+
+def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one shape step through memory alike (in elements)."""
+    return [s // a.itemsize for s in a.strides] == [s // b.itemsize for s in b.strides]
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
@@ -258,7 +263,7 @@ def push_tangent(cls: Any, args: tuple, arrays: list, ctx: Any, result: Tensor) 
         output_tangent = Tensor._make(_fit_tangent(value, result._data))
         _set_tangent(result, output_tangent)
     if state.recorder is not None:
-        _record_step(args, tangents, ctx, cls.node_name, result, output_tangent)
+        _record_step(args, ctx, cls.node_name, result, output_tangent)
 
 
 def _tangent_array(arg: Any) -> np.ndarray | None:
@@ -293,6 +298,109 @@ def _fit_tangent(value: Any, like: np.ndarray) -> np.ndarray:
     if value.dtype.kind not in "fc":
         value = value.astype(like.dtype)
     return value
+
+
+def push_custom_tangent(cls: Any, args: tuple, ctx: Any, result: Tensor) -> None:
+    """The same for a custom :class:`~autogradkit.autograd.Function`: its ``jvp``
+    gets one tangent tensor per ``forward`` argument (zeros for a tensor without
+    one, None for anything else, as in PyTorch) and reads what ``forward`` saved
+    with ``ctx.save_for_forward`` from ``ctx.saved_tensors``."""
+    tangents = [tangent_of(arg) if type(arg) is Tensor else None for arg in args]
+    output_tangent = None
+    if any(t is not None for t in tangents):
+        given = [
+            _zeros_like(arg) if type(arg) is Tensor and t is None else t
+            for arg, t in zip(args, tangents)
+        ]
+        output_tangent = _run_custom_jvp(cls, ctx, given, result)
+        _set_tangent(result, output_tangent)
+    if state.recorder is not None:
+        _record_step(args, ctx, ctx.name(), result, output_tangent)
+
+
+def _zeros_like(tensor: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(tensor._data))
+
+
+def _run_custom_jvp(cls: Any, ctx: Any, tangents: list, result: Tensor) -> Tensor:
+    ctx.__dict__["_jvp_running"] = True  # saved_tensors: what save_for_forward kept
+    # The rule computes with plain values: the level is paused while it runs (so the
+    # tensors it touches show no tangents and its own operations carry none).
+    level, state.level = state.level, None
+    try:
+        value = cls.jvp(ctx, *tangents)
+    finally:
+        state.level = level
+        del ctx.__dict__["_jvp_running"]
+    values = value if isinstance(value, tuple) else (value,)
+    if len(values) != 1:
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected 1 but "
+            f"got {len(values)})"
+        )
+    (tangent,) = values
+    tangent = tangent if isinstance(tangent, Tensor) else Tensor._make(np.asarray(tangent))
+    _check_size(result, tangent)
+    return tangent
+
+
+def _check_size(tensor: Tensor, tangent: Tensor) -> None:
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{list(tensor._data.shape)} while the given forward gradient is of size "
+            f"{list(tangent._data.shape)}."
+        )
+
+
+# -- in-place changes ----------------------------------------------------------------------
+
+
+def inplace_tangent(tensor: Tensor, out_of_place: Callable, other: Any = None) -> Tensor | None:
+    """The tangent ``tensor`` will have after an in-place operation (``x.mul_(y)``):
+    that of the out-of-place operation at its values before (None: neither has one).
+    Called by the in-place methods, before they change anything."""
+    own = tangent_of(tensor)
+    if own is None and (type(other) is not Tensor or tangent_of(other) is None):
+        return None
+    _refuse_view_of_dual(tensor)
+    from .grad_mode import no_grad
+
+    before = Tensor._make(tensor._data.copy())
+    if own is not None:
+        _set_tangent(before, own)
+    with no_grad():
+        result = out_of_place(before) if other is None else out_of_place(before, other)
+    tangent = tangent_of(result)
+    return _zeros_like(tensor) if tangent is None else tangent
+
+
+def write_tangent(tensor: Tensor, key: Any, source: Any) -> None:
+    """After ``tensor[key] = source`` (or ``copy_``/``fill_``, where key is ``...``):
+    the written elements take ``source``'s tangent (zero for a constant)."""
+    own = tangent_of(tensor)
+    new = tangent_of(source) if type(source) is Tensor else None
+    if own is None and new is None:
+        return
+    _refuse_view_of_dual(tensor)
+    tangent = np.zeros_like(tensor._data) if own is None else own._data.copy()
+    tangent[key] = 0 if new is None else new._data
+    _set_tangent(tensor, Tensor._make(tangent))
+
+
+def set_tangent(tensor: Tensor, tangent: Tensor) -> None:
+    """Give ``tensor`` the tangent ``tangent`` in the active level."""
+    _set_tangent(tensor, tangent)
+
+
+def _refuse_view_of_dual(tensor: Tensor) -> None:
+    base = tensor._base
+    if base is not None and tangent_of(base) is not None:
+        raise NotImplementedError(
+            "autogradkit does not carry tangents through an in-place change of a view of a "
+            "dual tensor (PyTorch updates the base's tangent too). Change a clone() instead."
+        )
 
 
 # -- watching forward mode ----------------------------------------------------------------
@@ -367,7 +475,7 @@ class ForwardTrace(Sequence):
         return iter(self.steps)
 
 
-def _record_step(args, tangents, ctx, name, result, output_tangent) -> None:
+def _record_step(args, ctx, name, result, output_tangent) -> None:
     recorder = state.recorder
     assert recorder is not None
     inputs = [arg for arg in args if type(arg) is Tensor]

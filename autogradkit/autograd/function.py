@@ -36,6 +36,17 @@ NumPy arrays. When the pass records its own graph (``create_graph=True``) it get
 :class:`~autogradkit.Tensor` objects instead, and because tensors support the same
 operators and NumPy functions (``*``, ``@``, ``np.exp`` …) the very same lines build
 a differentiable graph of the backward pass.
+
+Forward mode
+------------
+An operation also states how a *tangent* passes through it (forward mode, see
+:mod:`.forward_ad`): ``jvp(ctx, *tangents)`` returns J·ṫ where ``backward``
+returns Jᵀ·g. Most operations inherit it from the base class that says what kind
+of function they are: :class:`Elementwise` (``Mul(Elementwise)``: its Jacobians
+are diagonal, so J·ṫ is backward's formula applied to ṫ, here y·ẋ + x·ẏ),
+:class:`Linear` (the operation itself, run on the tangents), :class:`Bilinear`
+(the product rule) or :class:`Reduction`; the others write it out. ``apply`` hands
+every operation to :func:`.forward_ad.push_tangent` while a dual level is active.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ For every input element xⱼ the numerical derivative of every output element is
 the central difference (f(x + ε·eⱼ) − f(x − ε·eⱼ)) / 2ε; the analytic one comes
 from backward passes, one per output element. Both fill a Jacobian; they must agree
 within ``atol + rtol·|numerical|``. Use float64 inputs: float32 rounding swamps the
-differences.
+differences. ``check_forward_ad=True`` also fills the Jacobian by forward mode,
+one column per input element (the tangent of the outputs along eⱼ).
 
 >>> import autogradkit as torch
 >>> x = torch.randn(3, dtype=torch.float64, requires_grad=True)
@@ -78,26 +79,33 @@ def _analytic_jacobian(func, inputs, index: int) -> list[np.ndarray]:
     return result
 
 
-def gradcheck(
-    func: Callable,
-    inputs,
-    *,
-    eps: float = 1e-6,
-    atol: float = 1e-5,
-    rtol: float = 1e-3,
-    raise_exception: bool = True,
-    **ignored,
-) -> bool:
-    """Return True when ``func``'s backward agrees with finite differences at
-    ``inputs`` (a tensor or a tuple of tensors; those with ``requires_grad=True``
-    are checked).
+def _forward_jacobian(func, inputs, index: int) -> list[np.ndarray]:
+    """The Jacobian of every output with respect to ``inputs[index]`` by forward
+    mode: column j is the outputs' tangent when input ``index`` moves along eⱼ."""
+    from . import forward_ad
 
-    Raises
-    ------
-    GradcheckError
-        With the two Jacobians, when they differ and ``raise_exception`` is True.
-    """
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    x = inputs[index]
+    columns: list[np.ndarray] | None = None
+    for j in range(x.numel()):
+        direction = np.zeros(x._data.size, dtype=x._data.dtype)
+        direction[j] = 1
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(x, Tensor._make(direction.reshape(x._data.shape)))
+            outputs = _outputs(func, inputs[:index] + (dual,) + inputs[index + 1 :])
+            if columns is None:
+                columns = [np.zeros((o.numel(), x.numel())) for o in outputs]
+            for k, out in enumerate(outputs):
+                tangent = forward_ad.unpack_dual(out).tangent
+                if tangent is not None:
+                    columns[k][:, j] = tangent._data.reshape(-1)
+    if columns is None:  # an empty input: no columns to fill
+        columns = [np.zeros((o.numel(), 0)) for o in _outputs(func, inputs)]
+    return columns
+
+
+def _checked_inputs(inputs: tuple) -> list[int]:
+    """The positions of the inputs that require grad (at least one, as in PyTorch,
+    which warns for those that are not float64)."""
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
         raise ValueError(
@@ -113,19 +121,54 @@ def gradcheck(
                 "This check will likely fail if all the inputs are not of double precision "
                 "floating point.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
+    return checked
+
+
+def gradcheck(
+    func: Callable,
+    inputs,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    **ignored,
+) -> bool:
+    """Return True when ``func``'s backward agrees with finite differences at
+    ``inputs`` (a tensor or a tuple of tensors; those with ``requires_grad=True``
+    are checked).
+
+    With ``check_forward_ad=True`` the Jacobian computed by forward mode (one
+    tangent per input element, :mod:`.forward_ad`) is checked as well;
+    ``check_backward_ad=False`` skips the backward one.
+
+    Raises
+    ------
+    GradcheckError
+        With the two Jacobians, when they differ and ``raise_exception`` is True.
+    """
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    checked = _checked_inputs(inputs)
+    methods = []
+    if check_backward_ad:
+        methods.append(("", _analytic_jacobian))
+    if check_forward_ad:
+        methods.append(("computed with forward mode ", _forward_jacobian))
     for i in checked:
         numerical = _numerical_jacobian(func, inputs, i, eps)
-        analytic = _analytic_jacobian(func, inputs, i)
-        for k, (n, a) in enumerate(zip(numerical, analytic)):
-            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{n}\nanalytical:{a}\n"
-                )
+        for mode, jacobian in methods:
+            for k, (n, a) in enumerate(zip(numerical, jacobian(func, inputs, i))):
+                if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"Jacobian {mode}mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{n}\nanalytical:{a}\n"
+                    )
     return True
 
 

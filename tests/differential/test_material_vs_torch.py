@@ -5,8 +5,9 @@ They follow the public material by topic (our own code): the polynomial fits of
 "Learning PyTorch with Examples" (tensors and hand-written gradients, autograd, a
 custom autograd Function, ``nn``, ``optim``, a custom ``nn.Module``, the dynamic
 net), the activation-function gradients of d2l's "Automatic Differentiation",
-``nn.Module`` printing and bookkeeping, and one optimiser step read against its
-definition.
+``nn.Module`` printing and bookkeeping, one optimiser step read against its
+definition, and forward-mode AD as "Forward-mode Automatic Differentiation" uses it
+(dual tensors, a custom Function with ``jvp``).
 
 Training loops return their losses as numbers: the harness compares them with a
 relative tolerance of 1e-4 ("losses to 4 decimals"). They cannot agree to the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 import zlib
 
 import harness as H
@@ -27,6 +29,22 @@ from harness import Program, attempt
 
 PROGRAMS: list[Program] = []
 LOSS_RTOL = 1e-4
+
+
+def _import_torch_jvp_decompositions() -> None:
+    """PyTorch's first ``make_dual`` in a process imports its jvp decompositions,
+    which warn (``torch.jit.script`` is deprecated): import them now, silently, so
+    no program's recorded warnings depend on which program ran first."""
+    try:
+        import torch
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch._decomp.decompositions_for_jvp  # noqa: F401
+
+
+_import_torch_jvp_decompositions()
 
 
 def program(pid: str, **options):
@@ -741,6 +759,119 @@ def _(lib, inp):
     d = f(a)
     d.backward()
     return {"a": a, "grad": a.grad, "ratio": (a.grad == d / a).item()}
+
+
+# ----------------------------------------------------------------------------- "Forward-mode Automatic Differentiation"
+
+
+@program("forward-ad-dual-tensors")
+def _(lib, inp):
+    """dual_level, make_dual and unpack_dual: the tangent rides along with the value."""
+    fwAD = lib.autograd.forward_ad
+    lib.manual_seed(0)
+    primal = lib.randn(3, 3)
+    tangent = lib.randn(3, 3)
+
+    def fn(x, y):
+        return x**2 + y**2
+
+    with fwAD.dual_level():
+        dual_input = fwAD.make_dual(primal, tangent)
+        print(dual_input)
+        print(fwAD.unpack_dual(dual_input).tangent is tangent)
+        # A tangent laid out differently in memory (a transpose) is copied.
+        transposed = tangent.T
+        dual_alt = fwAD.make_dual(primal, transposed)
+        print(fwAD.unpack_dual(dual_alt).tangent is transposed)
+        plain_tensor = lib.randn(3, 3)
+        dual_output = fn(dual_input, plain_tensor)
+        print(dual_output)
+        jvp = fwAD.unpack_dual(dual_output).tangent
+        print(fwAD.unpack_dual(dual_output))
+        with lib.no_grad():
+            print(fwAD.unpack_dual(dual_input.sin().sum()).tangent)
+        print(fwAD.unpack_dual(plain_tensor).tangent)
+    print(fwAD.unpack_dual(dual_output).tangent)
+    return {"jvp": jvp, "expected": 2 * primal * tangent}
+
+
+@program("forward-ad-custom-function")
+def _(lib, inp):
+    """A custom Function with a jvp (forward mode), checked with gradcheck."""
+    fwAD = lib.autograd.forward_ad
+
+    class Fn(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, foo):
+            result = lib.exp(foo)
+            ctx.result = result  # kept for jvp, which frees it
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.result
+
+        @staticmethod
+        def jvp(ctx, grad_input):
+            grad_output = grad_input * ctx.result
+            del ctx.result
+            return grad_output
+
+    class Scale(lib.autograd.Function):  # type: ignore[name-defined]
+        @staticmethod
+        def forward(x, factor):
+            return x * factor
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, factor = inputs
+            ctx.save_for_forward(factor)
+            ctx.factor = factor
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.factor, grad_output * 0
+
+        @staticmethod
+        def jvp(ctx, x_tangent, factor_tangent):
+            (factor,) = ctx.saved_tensors
+            print("jvp sees", x_tangent, factor_tangent, factor)
+            return x_tangent * factor
+
+    class NoJvp(lib.autograd.Function):  # type: ignore[name-defined]
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * 2
+
+    lib.manual_seed(0)
+    primal = lib.randn(2, 3, dtype=lib.double, requires_grad=True)
+    tangent = lib.randn(2, 3)
+    with fwAD.dual_level():
+        dual_output = Fn.apply(fwAD.make_dual(primal, tangent))
+        jvp = fwAD.unpack_dual(dual_output).tangent
+        scaled = Scale.apply(fwAD.make_dual(tangent, lib.ones(2, 3)), lib.tensor([1.0, 2.0, 3.0]))
+        print(scaled)
+        error = attempt(lambda: NoJvp.apply(fwAD.make_dual(tangent, lib.ones(2, 3))))
+        untouched = NoJvp.apply(tangent)
+    checked = lib.autograd.gradcheck(
+        Fn.apply,
+        (primal,),
+        check_forward_ad=True,
+        check_backward_ad=False,
+        check_undefined_grad=False,
+        check_batched_grad=False,
+    )
+    return {
+        "jvp": jvp.detach(),
+        "expected": (tangent * primal.exp()).detach(),
+        "error": error,
+        "untouched": untouched,
+        "gradcheck": checked,
+    }
 
 
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
