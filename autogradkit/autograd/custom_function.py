@@ -190,7 +190,9 @@ class Function(core.Function):
         ctx: Any = cls._node_class.__new__(cls._node_class)
         ctx._to_save = None
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        with grad_mode.no_grad():
+        # forward sees plain values: its own operations are neither recorded nor
+        # carry tangents (jvp gives the output's tangent), as in PyTorch.
+        with grad_mode.no_grad(), forward_ad.paused():
             if _overrides_setup_context(cls):
                 output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)

@@ -39,6 +39,7 @@ tangents, in order: the forward-mode twin of :func:`~autogradkit.autograd.backwa
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
@@ -126,6 +127,17 @@ class dual_level:
 
     def __exit__(self, *exc_info: Any) -> None:
         exit_dual_level()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Forward mode off for a while (a custom Function's ``forward`` and ``jvp`` run
+    so): tensors show no tangents and operations carry none."""
+    level, state.level = state.level, None
+    try:
+        yield
+    finally:
+        state.level = level
 
 
 # -- dual tensors ---------------------------------------------------------------------
@@ -324,13 +336,10 @@ def _zeros_like(tensor: Tensor) -> Tensor:
 
 def _run_custom_jvp(cls: Any, ctx: Any, tangents: list, result: Tensor) -> Tensor:
     ctx.__dict__["_jvp_running"] = True  # saved_tensors: what save_for_forward kept
-    # The rule computes with plain values: the level is paused while it runs (so the
-    # tensors it touches show no tangents and its own operations carry none).
-    level, state.level = state.level, None
     try:
-        value = cls.jvp(ctx, *tangents)
+        with paused():  # the rule computes with plain values, as forward did
+            value = cls.jvp(ctx, *tangents)
     finally:
-        state.level = level
         del ctx.__dict__["_jvp_running"]
     values = value if isinstance(value, tuple) else (value,)
     if len(values) != 1:

@@ -820,6 +820,7 @@ def _(lib, inp):
     class Scale(lib.autograd.Function):  # type: ignore[name-defined]
         @staticmethod
         def forward(x, factor):
+            print("forward sees", x)  # the primal: forward mode is off inside
             return x * factor
 
         @staticmethod
