@@ -605,8 +605,10 @@ class ForwardSide(_Side):
         position = self.position if position is None else position
         explorer = self.explorer
         shown: dict[GraphNode, np.ndarray] = {}
+        drawn = {box.label: box for box in self.graph.nodes}
         for name, tangent in zip(explorer.names, self._seed_tangents(seed)):
-            shown[self.graph.node(name)] = _numpy(tangent)
+            if name in drawn:  # an input fn does not use is not drawn
+                shown[drawn[name]] = _numpy(tangent)
         boxes = self._boxes[seed]
         for record, box in zip(self._runs[seed][:position], boxes[:position]):
             if box is not None:

@@ -330,6 +330,17 @@ def test_names_come_from_the_callers_variables():
     assert named.input_labels == ["a", "b", "c"] and named.output_labels == ["y1", "y2"]
 
 
+def test_an_input_fn_does_not_use_has_zeros_in_j():
+    explorer = ForwardReverseExplorer(lambda a, b: a * 3, (torch.tensor(1.0), torch.tensor(2.0)))
+    assert {box.label for box in explorer.graph.nodes} == {"x1", "MulBackward0", "y"}
+    for j in range(2):
+        explorer.forward.seed = j
+        explorer.forward.run_to_end()
+    explorer.reverse.run_to_end()
+    np.testing.assert_allclose(explorer.forward.known(), [[3.0, 0.0]])
+    np.testing.assert_allclose(explorer.reverse.known(), [[3.0, 0.0]])
+
+
 def test_bad_arguments_get_clear_errors():
     fn_for, inputs, _ = two_by_three()
     fn = fn_for(torch)
