@@ -5,9 +5,11 @@ API (levels, make_dual, unpack_dual, printing, errors) and ``forward_steps``."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from test_formulas import FUNCTIONS
 from test_gradcheck import Op, cases, needs_torch, sample, tensors, torch
 
 import autogradkit as ak
@@ -85,6 +87,64 @@ def _replace(op: Op, inputs, old, new):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return op.fn(ak, *[new if x is old else x for x in inputs])
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda cls: cls.__name__)
+def test_each_operation_has_a_tangent_rule(function):
+    """Every operation with a backward carries tangents: it derives from a kind of
+    function (Elementwise, Linear, Bilinear, Reduction) or writes its own jvp."""
+    from autogradkit.autograd.function import Function as Core
+    from autogradkit.ops.arithmetic import NotDifferentiable
+
+    if function is NotDifferentiable:  # PyTorch has neither derivative (x // y)
+        return
+    assert function.jvp is not Core.jvp, (
+        f"{function.__name__} has no tangent rule: derive it from Elementwise, Linear, "
+        "Bilinear or Reduction (autogradkit.autograd.function), or give it a jvp"
+    )
+
+
+# Operations the table above does not reach, and the kinks it keeps away from, where
+# PyTorch's tangent picks one derivative among several (ties share evenly, a clamp's
+# bound belongs to the inside, relu'(0) = 0...).
+KINKS: dict[str, tuple[Callable, list]] = {
+    "max-all-with-ties": (lambda L, x: x.max(), [[3.0, 1.0, 3.0]]),
+    "min-all-with-ties": (lambda L, x: x.min(), [[1.0, 1.0, 3.0]]),
+    "max-dim": (lambda L, x: x.max(dim=1).values, [[[1.0, 5.0, 5.0], [7.0, 0.0, 7.0]]]),
+    "min-dim-keepdim": (lambda L, x: x.min(1, keepdim=True).values, [[[1.0, 5.0], [0.0, 0.0]]]),
+    "maximum-ties": (lambda L, x, y: L.maximum(x, y), [[3.0, 1.0, 2.0], [3.0, 2.0, 2.0]]),
+    "minimum-ties": (lambda L, x, y: L.minimum(x, y), [[3.0, 1.0, 2.0], [3.0, 2.0, 1.0]]),
+    "clamp-at-bounds": (lambda L, x: x.clamp(1.0, 2.0), [[1.0, 1.5, 2.0, 3.0]]),
+    "clamp-min-at-bound": (lambda L, x: x.clamp(min=3.0), [[3.0, 1.0, 4.0]]),
+    "relu-at-zero": (lambda L, x: L.relu(x), [[0.0, -1.0, 2.0]]),
+    "abs-at-zero": (lambda L, x: x.abs(), [[0.0, -1.0, 2.0]]),
+    "norm-of-zeros": (lambda L, x: x.norm(), [[0.0, 0.0]]),
+    "remainder-number": (lambda L, x: x % 0.75, [[1.5, -2.2, 0.3]]),
+    "remainder-tensor": (lambda L, x, y: L.remainder(x, y), [[1.5, -2.2, 0.3], [0.7, 0.9, -1.1]]),
+    "round-decimals": (lambda L, x: L.round(x, decimals=1), [[1.25, -2.21]]),
+    "prod-with-a-zero": (lambda L, x: x.prod(), [[2.0, 0.0, 3.0]]),
+    "cumsum": (lambda L, x: x.cumsum(0), [[1.0, 2.0, 3.0]]),
+    "where": (lambda L, x, y: L.where(x > 0, x, y), [[1.0, -1.0], [5.0, 6.0]]),
+    "index-with-repeats": (lambda L, x: x[L.tensor([0, 0, 1])], [[1.0, 2.0]]),
+    "to-float32": (lambda L, x: x.float() * 2, [[1.0, 2.0]]),
+    "vector-at-matrix": (lambda L, x, y: x @ y, [[1.0, 2.0], [[1.0, 0.5], [2.0, -1.0]]]),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(KINKS))
+def test_kinks_and_other_operations_match_torch(name):
+    fn, values = KINKS[name]
+    arrays = [np.asarray(v, dtype=np.float64) for v in values]
+    directions = [np.linspace(0.5, 1.5, a.size).reshape(a.shape) for a in arrays]
+    op = Op(name, fn, ())
+    for tracked in (False, True):
+        value, tangent = _tangent_of_op(ak, op, arrays, directions, tracked)
+        expected_value, expected = _tangent_of_op(torch, op, arrays, directions, tracked)
+        np.testing.assert_allclose(value, expected_value, rtol=1e-12)
+        assert tangent is not None and expected is not None
+        assert tangent.dtype == expected.dtype
+        np.testing.assert_allclose(tangent, expected, rtol=1e-12, atol=1e-15, err_msg=name)
 
 
 @pytest.mark.parametrize("op, shapes, seed", list(cases()))

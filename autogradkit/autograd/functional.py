@@ -3,7 +3,10 @@
 
 * ``vjp(f, x, v)`` — vector-Jacobian product vᵀJ: one backward pass;
 * ``jvp(f, x, v)`` — Jacobian-vector product Jv: computed with the "double vjp"
-  trick, two backward passes, as PyTorch does;
+  trick, two backward passes, as PyTorch's ``functional.jvp`` does (so its results,
+  down to the sign of a zero, and its ``create_graph``/``strict`` behaviour are
+  PyTorch's). Forward mode (:mod:`.forward_ad`) gives the same Jv in one pass;
+  notebook 9 compares the two;
 * ``jacobian(f, x)`` — the full matrix J, one backward pass per output element.
 
 For ``f(x) = (x + 1)²`` on a 5×5 input, J is 25×25 (reshaped to 5×5×5×5) and
