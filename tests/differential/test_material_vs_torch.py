@@ -795,6 +795,28 @@ def _(lib, inp):
     return {"jvp": jvp, "expected": 2 * primal * tangent}
 
 
+@program("forward-ad-module-parameters")
+def _(lib, inp):
+    """The tangent of a module's output when its parameters move: each parameter is
+    swapped for a dual tensor of it."""
+    fwAD = lib.autograd.forward_ad
+    lib.manual_seed(0)
+    model = lib.nn.Linear(5, 3)
+    input = lib.randn(4, 5)
+    params = dict(model.named_parameters())
+    tangents = {name: lib.rand_like(p) for name, p in params.items()}
+    with fwAD.dual_level():
+        for name, p in params.items():
+            delattr(model, name)
+            setattr(model, name, fwAD.make_dual(p, tangents[name]))
+        out = model(input)
+        jvp = fwAD.unpack_dual(out).tangent
+    print(model)
+    # PyTorch's tangent also has a grad_fn here (its tangents are differentiable);
+    # autogradkit computes tangents outside the graph, so compare the values.
+    return {"out": out, "jvp": jvp.detach(), "parameters": len(list(model.parameters()))}
+
+
 @program("forward-ad-custom-function")
 def _(lib, inp):
     """A custom Function with a jvp (forward mode), checked with gradcheck."""
