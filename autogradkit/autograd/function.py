@@ -351,7 +351,10 @@ class Node:
         shape, and cast to the dtype, of the input it is for."""
         if create_graph or self._differentiable:
             self._differentiable = create_graph  # saved_tensors then hands out tensors
-        grads = self._function.backward(self, grad_output)
+        if create_graph:
+            grads = _run_formula(self, grad_output)
+        else:
+            grads = self._function.backward(self, grad_output)
         if type(grads) is not tuple:
             grads = (grads,)
         # backward gives one gradient per forward argument; the k-th argument that
@@ -550,16 +553,26 @@ class Function:
     # renders it). Written with the names of the forward's docstring: f(x, y) = ...
     formula: str | None = None
     scalars_are_inputs: bool = False
+    # PyTorch's name for the operation with a number operand inside a backward formula
+    # (C++ calls the Scalar overload there: ``grad * 2`` records MulBackward1); None:
+    # the operation has no such overload.
+    scalar_node_name: str | None = None
     # Operations whose result shares its first input's memory (reshape, transpose,
     # indexing with ints and slices, ...) set this; see _link_view.
     creates_view: bool = False
     _node_class: type[Node]
+    _scalar_node_class: type[Node]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls.node_name = name
         cls._node_class = type(name, (Node,), {"__slots__": (), "_name": name, "_function": cls})
+        scalar_name = cls.__dict__.get("scalar_node_name")
+        if scalar_name is not None:
+            cls._scalar_node_class = type(
+                scalar_name, (Node,), {"__slots__": (), "_name": scalar_name, "_function": cls}
+            )
 
     @staticmethod
     def forward(ctx: Node, *args: Any) -> Any:  # pragma: no cover - abstract
@@ -736,7 +749,12 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are
     for arg in args:
         if type(arg) is not Tensor:
             if scalars_are_inputs and isinstance(arg, (int, float)):
-                edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
+                if _formula.recording and ctx._function.scalar_node_name:
+                    # A constant of a backward formula: PyTorch's formulas (C++) call
+                    # the Scalar overload (grad * 2: MulBackward1), with no edge for it.
+                    ctx.__class__ = ctx._function._scalar_node_class
+                else:
+                    edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
         elif arg._requires_grad:
             # gradient_edge(arg), written out: this runs for every input of every op.
             edges.append(_new_tuple(Edge, (arg.grad_fn or arg._grad_accumulator(), 0)))
@@ -752,6 +770,24 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are
     ctx._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
     if saved is not None and _graph._stack:
         ctx.__dict__["_packed"] = _pack_saved(ctx, result)  # read by saved_tensors
+
+
+class _FormulaState(threading.local):
+    recording = False  # a built-in backward formula is running under create_graph
+
+
+_formula = _FormulaState()
+
+
+def _run_formula(node: Node, grad_output: Any) -> Any:
+    """Run ``node``'s backward formula recording its own graph (``create_graph``),
+    with numbers in it taken as the formula's constants (see _record)."""
+    previous = _formula.recording
+    _formula.recording = True
+    try:
+        return node._function.backward(node, grad_output)
+    finally:
+        _formula.recording = previous
 
 
 class _NotHooked(NamedTuple):

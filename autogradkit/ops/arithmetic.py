@@ -62,6 +62,7 @@ class Add(BinaryFunction):
     """f(x, y) = x + y;   ∂f/∂x = 1,   ∂f/∂y = 1"""
 
     node_name = "AddBackward0"
+    scalar_node_name = "AddBackward1"
     formula = r"f(x, y) = x + y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = 1"
 
     @staticmethod
@@ -114,6 +115,7 @@ class Sub(BinaryFunction):
     """f(x, y) = x − y;   ∂f/∂x = 1,   ∂f/∂y = −1"""
 
     node_name = "SubBackward0"
+    scalar_node_name = "SubBackward1"
     formula = r"f(x, y) = x - y \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = -1"
 
     @staticmethod
@@ -147,6 +149,7 @@ class Mul(BinaryFunction):
     """f(x, y) = x·y;   ∂f/∂x = y,   ∂f/∂y = x"""
 
     node_name = "MulBackward0"
+    scalar_node_name = "MulBackward1"
     formula = r"f(x, y) = x \cdot y \qquad \frac{\partial f}{\partial x} = y, \quad \frac{\partial f}{\partial y} = x"
 
     @staticmethod
@@ -172,6 +175,7 @@ class Div(BinaryFunction):
     """f(x, y) = x / y;   ∂f/∂x = 1/y,   ∂f/∂y = −x/y²"""
 
     node_name = "DivBackward0"
+    scalar_node_name = "DivBackward1"
     formula = r"f(x, y) = \frac{x}{y} \qquad \frac{\partial f}{\partial x} = \frac{1}{y}, \quad \frac{\partial f}{\partial y} = -\frac{x}{y^2}"
 
     @staticmethod
@@ -255,7 +259,7 @@ class Reciprocal(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return -grad_output * out * out
+        return -grad_output * (out * out)  # grouped as PyTorch's formula
 
 
 class Pow(Elementwise):
@@ -358,7 +362,7 @@ class RPow(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        grad = grad_output * out * ctx.log_base
+        grad = grad_output * (out * ctx.log_base)  # grouped as PyTorch's formula
         if ctx.zero_limit is not None:
             grad = select(~ctx.zero_limit, grad)
         return None, grad

@@ -88,7 +88,7 @@ class Cos(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        return -grad_output * np.sin(x)
+        return grad_output * -np.sin(x)  # grouped as PyTorch's formula
 
 
 class Tan(Elementwise):
@@ -106,7 +106,7 @@ class Tan(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return grad_output * (1 + out * out)
+        return grad_output * (1 + out**2)  # as PyTorch's formula
 
 
 class Asin(Elementwise):
@@ -314,7 +314,7 @@ class Rsqrt(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return -0.5 * grad_output * out * out * out
+        return -0.5 * grad_output * out**3  # as PyTorch's formula
 
 
 class _ZeroGradient(Elementwise):

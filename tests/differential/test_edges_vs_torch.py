@@ -608,6 +608,96 @@ def _batched_matvec(lib, inp):
 register("linalg/batched-matrix-times-vector", _batched_matvec)
 
 
+# ----------------------------------------------------------------------------- double backward
+# g = dy/dx computed with create_graph=True is itself a graph: a learner who walks
+# g.grad_fn.next_functions must see PyTorch's nodes (MulBackward1 where a formula
+# multiplies by a number, TanhBackwardBackward0, ...), and differentiating g again
+# must give PyTorch's second derivative.
+
+FIRST_DERIVATIVES = {
+    "mul_scalar": lambda lib, x: x * 3.0,
+    "mul_self": lambda lib, x: x * x,
+    "add_self": lambda lib, x: x + x,
+    "div_scalar": lambda lib, x: x / 3.0,
+    "rdiv": lambda lib, x: 2.0 / x,
+    "pow2": lambda lib, x: x**2,
+    "pow3": lambda lib, x: x**3,
+    "pow_half": lambda lib, x: x**0.5,
+    "rpow": lambda lib, x: 2.0**x,
+    "neg": lambda lib, x: -x,
+    "reciprocal": lambda lib, x: x.reciprocal(),
+    "exp": lambda lib, x: x.exp(),
+    "log": lambda lib, x: x.log(),
+    "sqrt": lambda lib, x: x.sqrt(),
+    "clamp": lambda lib, x: x.clamp(0.2, 0.8),
+    "sin": lambda lib, x: x.sin(),
+    "cos": lambda lib, x: x.cos(),
+    "tan": lambda lib, x: x.tan(),
+    "atan": lambda lib, x: x.atan(),
+    "sinh": lambda lib, x: x.sinh(),
+    "cosh": lambda lib, x: x.cosh(),
+    "log1p": lambda lib, x: x.log1p(),
+    "expm1": lambda lib, x: x.expm1(),
+    "log2": lambda lib, x: x.log2(),
+    "log10": lambda lib, x: x.log10(),
+    "exp2": lambda lib, x: x.exp2(),
+    "rsqrt": lambda lib, x: x.rsqrt(),
+    "square": lambda lib, x: x.square(),
+    "sum": lambda lib, x: x.sum(),
+    "mean": lambda lib, x: x.mean(),
+    "prod": lambda lib, x: x.prod(),
+    "cumsum": lambda lib, x: x.cumsum(0),
+    "maximum": lambda lib, x: lib.maximum(x, lib.tensor([0.3, 0.3, 0.3])),
+    "max": lambda lib, x: x.max(),
+    "mm": lambda lib, x: x.reshape(1, 3) @ lib.ones(3, 2),
+    "dot": lambda lib, x: lib.dot(x, x),
+    "frac": lambda lib, x: x.frac(),
+}
+# Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
+# function (tanh_backward, sigmoid_backward, threshold_backward,
+# _softmax_backward_data, ...) that is one node of its own; or rsqrt; or t().
+DIFFERENT_GRAPH = {
+    "abs": (lambda lib, x: x.abs(), "PyTorch: grad * sgn(x), a graph through x; ours none"),
+    "relu": (lambda lib, x: x.relu(), "PyTorch: ThresholdBackwardBackward0; ours no graph"),
+    "sigmoid": (lambda lib, x: x.sigmoid(), "PyTorch: SigmoidBackwardBackward0"),
+    "tanh": (lambda lib, x: x.tanh(), "PyTorch: TanhBackwardBackward0"),
+    "silu": (lambda lib, x: x * x.sigmoid(), "PyTorch: SigmoidBackwardBackward0"),
+    "softmax": (lambda lib, x: x.softmax(0), "PyTorch: SoftmaxBackwardDataBackward0"),
+    "log_softmax": (
+        lambda lib, x: x.log_softmax(0),
+        "PyTorch: LogSoftmaxBackwardDataBackward0",
+    ),
+    "asin": (lambda lib, x: x.asin(), "PyTorch: RsqrtBackward0 where ours has PowBackward0"),
+    "acos": (lambda lib, x: x.acos(), "PyTorch: RsqrtBackward0 where ours has PowBackward0"),
+    "logsumexp": (lambda lib, x: x.logsumexp(0), "PyTorch: UnsqueezeBackward0, ours View"),
+    "norm": (lambda lib, x: x.norm(), "PyTorch: MaskedFillBackward0 (x / norm, 0 at 0)"),
+    "outer_matmul": (
+        lambda lib, x: x.reshape(3, 1) @ x.reshape(1, 3),
+        "PyTorch: TBackward0 where ours has PermuteBackward0 (b.T in Mm's formula)",
+    ),
+    "pow_tensor": (lambda lib, x: x**x, "PyTorch's formula is grouped differently"),
+}
+
+
+def _second_derivative(f):
+    """``g = dy/dx`` with ``create_graph=True`` (its graph is compared), then ``dg/dx``."""
+
+    def fn(lib, inp):
+        x = lib.tensor([0.25, 0.5, 0.75], requires_grad=True)
+        (g,) = lib.autograd.grad(f(lib, x).sum(), x, create_graph=True)
+        # zeros(3) + ...: PyTorch may return a "ZeroTensor" that has no NumPy values.
+        second = attempt(lambda: lib.zeros(3) + lib.autograd.grad(g.sum(), x)[0])
+        return {"y": g, "second": second}
+
+    return fn
+
+
+for _name, _f in FIRST_DERIVATIVES.items():
+    register(f"double-backward/{_name}", _second_derivative(_f))
+for _name, (_f, _why) in DIFFERENT_GRAPH.items():
+    register(f"double-backward/{_name}", _second_derivative(_f), xfail=_why)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)
