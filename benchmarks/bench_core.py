@@ -934,7 +934,7 @@ def callgrind_iterations(workload: str) -> int:
 def _counted(step: Callable[[], Any], n: int) -> None:
     """Run step n times between the two markers callgrind watches."""
     gc.collect()
-    os.getppid()  # marker: callgrind zeroes its counters here (--zero-before)
+    os.getppid()  # marker: callgrind dumps (and so zeroes) its counters here
     for _ in range(n):
         step()
     os.getpgrp()  # marker: callgrind writes the counts here (--dump-before)
@@ -977,14 +977,18 @@ def callgrind_child(lib_name: str, workloads: list[str], manifest: Path) -> None
 
 
 def _read_counts(out_file: Path) -> list[int]:
-    """Instructions of each dump callgrind wrote at the end marker, in order."""
+    """Instructions of each counted region, in order: the parts callgrind dumped at
+    an end marker (each part holds what ran since the previous dump, the start
+    marker). The part's `summary:` line is its count; its `totals:` line is not
+    (it also holds the cost of calls still running when the counters were zeroed,
+    which made --zero-before regions read several times too high)."""
     counts = []
     part = 1
     while (path := Path(f"{out_file}.{part}")).exists():
         text = path.read_text()
-        if "Trigger: --dump-before" in text:
-            totals = next(line for line in text.splitlines() if line.startswith("totals:"))
-            counts.append(int(totals.split()[1]))
+        if "Trigger: --dump-before=os_getpgrp" in text:
+            summary = next(line for line in text.splitlines() if line.startswith("summary:"))
+            counts.append(int(summary.split()[1]))
         part += 1
     return counts
 
@@ -1002,7 +1006,7 @@ def count_instructions(lib_name: str, workloads: list[str], tmp: Path) -> dict[s
         "valgrind",
         "--tool=callgrind",
         f"--callgrind-out-file={out_file}",
-        "--zero-before=os_getppid",
+        "--dump-before=os_getppid",
         "--dump-before=os_getpgrp",
         sys.executable,
         "-c",
