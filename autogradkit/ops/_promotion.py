@@ -100,6 +100,14 @@ def promote_for_arithmetic(x, y):
     same value and dtype, and the operation's result is made a 0-d array anyway.
     For the elementwise arithmetic of ``+ - * /`` only (their forwards save the
     operands before promoting, so what backward checks is the tensor's array)."""
+    # The two commonest cases first, answered without a call: a float tensor with a
+    # Python number, and two tensors of one dtype that are not 0-d.
+    if type(x) is np.ndarray:
+        if type(y) is float or type(y) is int:
+            if x.dtype.kind == "f":
+                return (x if x.ndim else x[()]), y
+        elif type(y) is np.ndarray and y.dtype is x.dtype and x.ndim and y.ndim:
+            return x, y
     x, y = promote(x, y)
     return _as_scalar_if_0d(x), _as_scalar_if_0d(y)
 
