@@ -745,31 +745,44 @@ def _forward_again(ctx: Node, args: list) -> Any:
 def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are_inputs: bool):
     """Make ``ctx`` the backward node of ``result``: link it to the nodes that
     produced its inputs, number it, and keep what forward saved."""
-    edges = []
-    for arg in args:
-        if type(arg) is not Tensor:
-            if scalars_are_inputs and isinstance(arg, (int, float)):
-                if _formula.recording and ctx._function.scalar_node_name:
-                    # A constant of a backward formula: PyTorch's formulas (C++) call
-                    # the Scalar overload (grad * 2: MulBackward1), with no edge for it.
-                    ctx.__class__ = ctx._function._scalar_node_class
-                else:
-                    edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
-        elif arg._requires_grad:
-            # gradient_edge(arg), written out: this runs for every input of every op.
-            edges.append(_new_tuple(Edge, (arg.grad_fn or arg._grad_accumulator(), 0)))
-        else:
-            edges.append(NO_EDGE)
-    ctx.next_functions = tuple(edges)
-    ctx._inputs = args
+    ctx.next_functions, untracked = _edges(ctx, args, scalars_are_inputs)
     ctx.input_metadata = ((out.shape, out.dtype),)
     ctx._sequence_nr = next(_sequence_numbers)
-    saved = ctx._to_save
-    ctx._saved = saved
-    # With each saved tensor, its version now: backward checks it is unchanged.
-    ctx._saved_sources = None if saved is None else _describe_saved(saved, args, out, result)
-    if saved is not None and _graph._stack:
-        ctx.__dict__["_packed"] = _pack_saved(ctx, result)  # read by saved_tensors
+    saved = ctx._saved = ctx._to_save
+    inputs_saved = False
+    if saved is None:
+        ctx._saved_sources = None
+    else:
+        # With each saved tensor, its version now: backward checks it is unchanged.
+        ctx._saved_sources, inputs_saved = _describe_saved(saved, args, out, result)
+        if _graph._stack:
+            ctx.__dict__["_packed"] = _pack_saved(ctx, result)  # read by saved_tensors
+    # The inputs are kept only where something reads them later (the drawing's
+    # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
+    # every intermediate tensor alive as long as the graph (PyTorch keeps none).
+    ctx._inputs = args if untracked or inputs_saved else ()
+
+
+def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, bool]:
+    """One edge per input PyTorch lists, and whether a tensor input needs no gradient."""
+    edges = []
+    untracked = False
+    for arg in args:
+        if type(arg) is Tensor:
+            if arg._requires_grad:
+                # gradient_edge(arg), written out: this runs for every input of every op.
+                edges.append(_new_tuple(Edge, (arg.grad_fn or arg._grad_accumulator(), 0)))
+            else:
+                edges.append(NO_EDGE)
+                untracked = True
+        elif scalars_are_inputs and isinstance(arg, (int, float)):
+            if _formula.recording and ctx._function.scalar_node_name:
+                # A constant of a backward formula: PyTorch's formulas (C++) call
+                # the Scalar overload (grad * 2: MulBackward1), with no edge for it.
+                ctx.__class__ = ctx._function._scalar_node_class
+            else:
+                edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
+    return tuple(edges), untracked
 
 
 class _FormulaState(threading.local):
@@ -888,10 +901,12 @@ def _link_view(view, source) -> None:
         view._version_counter = source._version_counter
 
 
-def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple:
+def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple[tuple, bool]:
     """For each saved value: (version counter, version at save time, kind, tensor),
-    where kind says whether it is an input, the output, or a constant."""
+    where kind says whether it is an input, the output, or a constant; and whether
+    any of them is an input."""
     described = []
+    inputs_saved = False
     for value in saved:
         source: tuple = _CONSTANT_SOURCE
         if value is out:
@@ -902,9 +917,10 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
                 if type(arg) is Tensor and arg._data is value:
                     counter = arg._version_counter
                     source = (counter, counter[0], "input", arg)
+                    inputs_saved = True
                     break
         described.append(source)
-    return tuple(described)
+    return tuple(described), inputs_saved
 
 
 def once_differentiable(fn: Callable) -> Callable:
