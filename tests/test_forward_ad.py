@@ -241,6 +241,24 @@ def test_a_dual_tensor_prints_its_tangent():
     assert repr(dual) == "tensor([1., 2., 3.])"  # the level ended: the tangent is gone
 
 
+def _requires_grad_program(L):
+    fw = L.autograd.forward_ad
+    w = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with fw.dual_level():
+        dual = fw.make_dual(w, L.tensor([0.5, 0.0, 1.0]))
+        unpacked = fw.unpack_dual(dual)
+        texts = [repr(dual), repr(unpacked), unpacked.primal.grad_fn.name()]
+        (unpacked.primal * 2).sum().backward()
+    return texts + [repr(w.grad)]
+
+
+@needs_torch
+def test_a_dual_of_a_tensor_that_requires_grad_prints_as_in_pytorch():
+    """make_dual records a view of the primal, unpack_dual's primal an Identity."""
+    ours = [text.replace("autogradkit::", "torch::") for text in _requires_grad_program(ak)]
+    assert ours == _requires_grad_program(torch)
+
+
 def test_make_dual_shares_the_values_and_keeps_the_tangent_object():
     x, t = ak.tensor([1.0, 2.0]), ak.tensor([3.0, 4.0])
     with fwAD.dual_level():
@@ -350,6 +368,29 @@ def test_forward_steps_without_grad_records_no_nodes_and_keeps_a_level_open():
     assert len(trace.outputs) == 2
     np.testing.assert_allclose(trace.output_tangents[0].numpy(), np.exp([1.0, 2.0]))
     assert trace.steps[1].output_tangent.tolist() == [2.0, 2.0]
+
+
+class _Cube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_forward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise AssertionError("not reached")
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * tangent
+
+
+def test_forward_steps_shows_a_custom_function_as_one_step():
+    trace = forward_steps(lambda a: _Cube.apply(a) + 1, ak.tensor([1.0, 2.0]), ak.ones(2))
+    assert [s.name for s in trace] == ["_CubeBackward", "AddBackward0"]
+    assert trace.steps[0].output_tangent.tolist() == [3.0, 12.0]
+    assert trace.output_tangents[0].tolist() == [3.0, 12.0]
 
 
 def test_forward_steps_records_operations_without_tangents_too():
