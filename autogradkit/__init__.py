@@ -100,6 +100,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.softmax import log_softmax, logsumexp, softmax
+from .ops.split import chunk, split, unbind
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
@@ -228,6 +229,9 @@ __all__ = [
     "square",
     "squeeze",
     "stack",
+    "split",
+    "chunk",
+    "unbind",
     "sub",
     "subtract",
     "sum",

@@ -65,6 +65,7 @@ class InplaceMethods(TensorBase):
         other_requires = isinstance(other, TensorBase) and other._requires_grad
         if grad_mode._state.enabled and (self._requires_grad or other_requires):
             before = self._make(self._data.copy(), grad_fn=self.grad_fn)
+            before._output_nr = self._output_nr
             before._requires_grad = self._requires_grad
             result = out_of_place(before, other) if other is not None else out_of_place(before)
             _store_inplace(self, result._data)

@@ -133,6 +133,15 @@ class MathMethods(TensorBase):
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         return ops.shape.flatten(self, start_dim, end_dim)
 
+    def split(self, split_size, dim: int = 0) -> tuple:
+        return ops.split.split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return ops.split.chunk(self, chunks, dim)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return ops.split.unbind(self, dim)
+
     def t(self):
         return ops.shape.t(self)
 

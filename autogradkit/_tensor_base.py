@@ -29,6 +29,7 @@ class TensorBase:
         _data: np.ndarray
         _requires_grad: bool
         grad_fn: Node | None
+        _output_nr: int
         _version_counter: list[int]
         _retains_grad: bool
         _base: Tensor | None

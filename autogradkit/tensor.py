@@ -102,6 +102,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         "_data",
         "_requires_grad",
         "grad_fn",
+        "_output_nr",
         "_grad",
         "_version_counter",
         "_retains_grad",
@@ -114,6 +115,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
     _data: np.ndarray
     _requires_grad: builtins.bool
     grad_fn: Node | None
+    _output_nr: int  # which output of grad_fn this tensor is (split's pieces: 0, 1, ...)
     _grad: Tensor | None
     _version_counter: list[int]  # shared by a tensor and its views; bumped by in-place ops
     _retains_grad: builtins.bool
@@ -142,6 +144,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         t._data = data
         t._requires_grad = grad_fn is not None
         t.grad_fn = grad_fn
+        t._output_nr = 0
         t._grad = None
         t._version_counter = [0]
         t._retains_grad = False
@@ -168,7 +171,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             self.grad_fn._retained = None
             grad_fn._retained = weakref.ref(self)
             grad_fn._hooked = True
-        self.grad_fn = grad_fn
+        self.grad_fn, self._output_nr = grad_fn, 0
         # The node's output is this tensor now: gradients for it take its dtype.
         grad_fn.input_metadata = ((self._data.shape, self._data.dtype),)
         self._requires_grad = True
@@ -214,6 +217,14 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = builtins.bool(requires_grad)
         return self
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is: 0 for most operations, 0, 1, …
+        for the pieces of ``split``/``chunk``/``unbind`` and the outputs of a custom
+        Function that returns several tensors. Gradients for it reach ``grad_fn``
+        along the edge ``(grad_fn, output_nr)``."""
+        return self._output_nr
 
     @property
     def is_leaf(self) -> bool:
@@ -269,8 +280,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             return
         if not self._retains_grad:
             self._retains_grad = True
-            self.grad_fn._retained = weakref.ref(self)
-            self.grad_fn._hooked = True
+            self.grad_fn._retain(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]):
         """Call ``hook(grad)`` whenever a gradient for this tensor is computed; if it
@@ -281,11 +291,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            node = self.grad_fn
-            if node._tensor_pre_hooks is None:
-                node._tensor_pre_hooks = []
-                node._hooked = True
-            hooks = node._tensor_pre_hooks
+            hooks = self.grad_fn._tensor_hooks(self._output_nr)
         else:
             if self._hooks is None:
                 self._hooks = []
@@ -329,6 +335,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     def detach_(self) -> Tensor:
         self.grad_fn = None
+        self._output_nr = 0
         self._requires_grad = False
         return self
 

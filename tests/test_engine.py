@@ -119,6 +119,42 @@ def test_each_step_reports_what_it_received_and_sent():
     assert leaf.grad_inputs == ()
 
 
+def test_a_node_with_several_outputs_buffers_and_receives_one_gradient_per_output():
+    """split's node runs once, after the gradients of all its pieces arrived; the
+    piece nothing reached is None in the step record, and zeros in x.grad."""
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], requires_grad=True)
+    a, b, c = x.split(2)
+    assert [p.output_nr for p in (a, b, c)] == [0, 1, 2]
+    assert a.grad_fn is b.grad_fn is c.grad_fn
+    loss = (a * 3).sum() + (c * c).sum()
+    records = list(torch.autograd.backward_steps(loss))
+    assert [r.node for r in records].count(a.grad_fn) == 1
+    split = next(r for r in records if r.node is a.grad_fn)
+    assert type(split.grad_output) is tuple and len(split.grad_outputs) == 3
+    assert [g is None for g in split.grad_output] == [False, True, False]
+    assert split.grad_outputs[0].tolist() == [3.0, 3.0]
+    assert split.grad_outputs[1] is None
+    assert split.grad_outputs[2].tolist() == [10.0, 12.0]
+    assert split.grad_inputs[0].tolist() == [3.0, 3.0, 0.0, 0.0, 10.0, 12.0]
+    assert x.grad.tolist() == [3.0, 3.0, 0.0, 0.0, 10.0, 12.0]
+    # A node with one output: grad_outputs is the 1-tuple of grad_output.
+    mul = next(r for r in records if r.node.name() == "MulBackward0")
+    (only,) = mul.grad_outputs
+    assert only.tolist() == mul.grad_output.tolist() == [1.0, 1.0]
+
+
+def test_the_pending_buffer_of_a_node_with_several_outputs_is_a_tuple():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a, b, c = x.unbind()
+    steps = torch.autograd.backward_steps(a * 2 + c)
+    next(steps)  # AddBackward0 sends to MulBackward0 and to the unbind node's output 2
+    waiting = steps.buffered[a.grad_fn]
+    assert waiting[0] is None and waiting[1] is None and waiting[2].item() == 1.0
+    assert steps.pending[a.grad_fn] == 1  # still waits for the MulBackward0 edge
+    list(steps)
+    assert x.grad.tolist() == [2.0, 0.0, 1.0]
+
+
 # -- .grad accumulates -------------------------------------------------------------------
 def test_gradients_accumulate_in_grad_across_passes():
     a = torch.tensor(2.0, requires_grad=True)

@@ -400,3 +400,19 @@ def test_forward_steps_records_operations_without_tangents_too():
         ("MulBackward0", True),
         ("AddBackward0", False),
     ]
+
+
+@needs_torch
+def test_the_pieces_of_split_chunk_and_unbind_carry_the_pieces_of_the_tangent():
+    x, t = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 0.0, 2.0, 0.5])
+
+    def tangents(L):
+        with L.autograd.forward_ad.dual_level():
+            d = L.autograd.forward_ad.make_dual(L.tensor(x), L.tensor(t))
+            a, b = d.split(2)
+            columns = d.view(2, 2).unbind(1)
+            outs = (a * b, columns[1], d.chunk(3)[1], L.split(d, [1, 3])[1])
+            return [L.autograd.forward_ad.unpack_dual(o).tangent.numpy() for o in outs]
+
+    for ours, theirs in zip(tangents(ak), tangents(torch)):
+        np.testing.assert_array_equal(ours, theirs)

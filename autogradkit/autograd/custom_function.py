@@ -27,9 +27,14 @@ PyTorch:
    again (double backward).
 
 ``ctx`` offers ``save_for_backward``/``saved_tensors`` (checked for in-place changes,
-freed after the pass), ``needs_input_grad``, ``mark_non_differentiable`` and
-``mark_dirty``; ``setup_context`` may fill ``ctx`` instead of ``forward``. A Function
-returns one tensor (several outputs are not supported by autogradkit's engine).
+freed after the pass), ``needs_input_grad``, ``mark_non_differentiable``,
+``mark_dirty`` and ``set_materialize_grads``; ``setup_context`` may fill ``ctx``
+instead of ``forward``.
+
+``forward`` may return a tuple: then ``apply`` returns a tuple, the k-th tensor has
+``output_nr == k``, and ``backward(ctx, *grad_outputs)`` gets one gradient per
+output. An output that no gradient reached gets zeros of its shape, or None after
+``ctx.set_materialize_grads(False)`` (non-tensor outputs always get None).
 
 The operations inside autogradkit derive from the same base, but compute on NumPy
 arrays (see :mod:`autogradkit.autograd.function`).
@@ -59,6 +64,7 @@ class _CustomNode(core.Node):
     __slots__ = ()
     _non_differentiable: tuple[Any, ...] = ()
     _dirty: tuple[Any, ...] = ()
+    _materialize_grads = True
 
     def __repr__(self) -> str:
         # PyTorch names the class of a custom Function's node by its module.
@@ -78,7 +84,9 @@ class _CustomNode(core.Node):
         self.__dict__["_saved_for_forward"] = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
-        """Accepted for parity: a single output always gets its gradient."""
+        """With several outputs, an output that no gradient reached gets zeros in
+        ``backward`` (the default) or, after ``set_materialize_grads(False)``, None."""
+        self._materialize_grads = bool(value)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -106,14 +114,13 @@ class _CustomNode(core.Node):
     def apply(self, grad_output, create_graph: bool = False) -> list:
         """Run the user's ``backward`` on tensors, then send each gradient to its
         input (summed back to the input's shape) as the engine expects."""
-        if type(grad_output) is not Tensor:
-            grad_output = Tensor._make(np.asarray(grad_output))
+        grad_outputs = _grads_for_backward(self, grad_output)
         function: Any = self._function  # the user's Function subclass
         if create_graph:
-            grads = function.backward(self, grad_output)
+            grads = function.backward(self, *grad_outputs)
         else:
             with grad_mode.no_grad():
-                grads = function.backward(self, grad_output)
+                grads = function.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
         _check_count(self, grads)
@@ -130,6 +137,21 @@ class _CustomNode(core.Node):
                 grad = core._fit_to_input(grad, shape, dtype, create_graph)
             sent.append(grad)
         return sent
+
+
+def _grads_for_backward(ctx: _CustomNode, grad_output: Any) -> list:
+    """What the user's ``backward`` receives: one tensor per output; for an output
+    no gradient reached, zeros of its shape and dtype (None if the output is not a
+    tensor, or after ``set_materialize_grads(False)``)."""
+    grads = grad_output if ctx._multi_output else [grad_output]
+    given = []
+    for grad, metadata in zip(grads, ctx.input_metadata):
+        if grad is None:
+            materialize = metadata is not None and ctx._materialize_grads
+            given.append(Tensor._make(np.zeros(*metadata)) if materialize else None)
+        else:
+            given.append(grad if type(grad) is Tensor else Tensor._make(np.asarray(grad)))
+    return given
 
 
 def _producer(tensor: Tensor) -> str | None:
@@ -167,8 +189,15 @@ class Function(core.Function):
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls.node_name = name
         cls._node_class = type(
-            name, (_CustomNode,), {"__slots__": (), "_name": name, "_function": cls}
+            name,
+            (_CustomNode,),
+            {"__slots__": (), "_name": name, "_function": cls, "__doc__": cls.__doc__},
         )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:  # pragma: no cover - abstract
+        """One gradient per ``forward`` output in, one per ``forward`` argument out."""
+        raise NotImplementedError("Function subclasses must implement backward(ctx, *grad_outputs)")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
@@ -198,40 +227,67 @@ class Function(core.Function):
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args)
-        result = _single_output(cls, output)
-        if True in ctx.needs_input_grad and grad_mode.is_grad_enabled():
-            result = _record(ctx, args, result)
+        record = True in ctx.needs_input_grad and grad_mode.is_grad_enabled()
+        outputs = output if isinstance(output, tuple) else (output,)
+        if not isinstance(output, tuple):
+            _check_output(cls, output)
+        results = _record(ctx, args, outputs) if record else outputs
         if forward_ad.state.level is not None:  # forward mode: the user's jvp
-            forward_ad.push_custom_tangent(cls, args, ctx, result)
-        return (result,) if isinstance(output, tuple) else result
+            _push_tangents(cls, args, ctx, results)
+        return results if isinstance(output, tuple) else results[0]
+
+
+def _push_tangents(cls: Any, args: tuple, ctx: Any, results: tuple) -> None:
+    """Forward mode: the user's ``jvp`` gives the output's tangent. autogradkit runs
+    it for a Function with one output; with several, a tangent is refused."""
+    if len(results) == 1 and isinstance(results[0], Tensor):
+        forward_ad.push_custom_tangent(cls, args, ctx, results[0])
+    elif any(type(a) is Tensor and forward_ad.tangent_of(a) is not None for a in args):
+        raise NotImplementedError(
+            f"{cls.__name__} returns several outputs: autogradkit's forward mode runs the jvp "
+            "of custom Functions with one output only"
+        )
 
 
 def _overrides_setup_context(cls: Any) -> bool:
     return cls.setup_context is not Function.setup_context
 
 
-def _single_output(cls: type, output: Any) -> Tensor:
-    outputs = output if isinstance(output, tuple) else (output,)
-    tensors = [o for o in outputs if isinstance(o, Tensor)]
-    if len(outputs) != 1 or len(tensors) != 1:
-        raise NotImplementedError(
-            f"{cls.__name__}.forward returned {len(outputs)} values; autogradkit's custom "
-            "Functions return exactly one tensor (its engine gives each node one output). "
-            "Split the computation into one Function per output."
+def _check_output(cls: type, output: Any) -> None:
+    if not isinstance(output, Tensor):
+        raise TypeError(
+            f"{cls.__name__}.forward must return a Tensor or a tuple of values, "
+            f"not {type(output).__name__}"
         )
-    return tensors[0]
 
 
-def _record(ctx: Any, args: tuple, out: Any) -> Tensor:
-    """Make ``ctx`` the ``grad_fn`` of the output: edges to the tensor inputs,
-    the saved tensors with their versions now, and the output's metadata."""
+def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
+    """Make ``ctx`` the ``grad_fn`` of the outputs (the k-th with ``output_nr`` k):
+    edges to the tensor inputs, the saved tensors with their versions now, and
+    each output's shape and dtype (None for an output that is not a tensor)."""
     ctx.next_functions = tuple(core.gradient_edge(a) for a in args if isinstance(a, Tensor))
     ctx._inputs = args
     ctx._sequence_nr = next(core._sequence_numbers)
-    ctx.input_metadata = ((out._data.shape, out._data.dtype),)
+    ctx.input_metadata = tuple(
+        (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
+    )
+    if len(outputs) > 1:
+        ctx._multi_output = True
+    results = tuple(
+        _output(ctx, args, out, output_nr) if isinstance(out, Tensor) else out
+        for output_nr, out in enumerate(outputs)
+    )
+    # Saved outputs are kept as the tensors handed out (with this node as history).
+    by_id = {id(out): result for out, result in zip(outputs, results)}
+    ctx._saved = tuple(by_id.get(id(s), s) for s in ctx._to_save or ())
+    ctx._saved_sources = tuple(None if s is None else s._version_counter[0] for s in ctx._saved)
+    return results
+
+
+def _output(ctx: Any, args: tuple, out: Tensor, output_nr: int) -> Tensor:
+    """The tensor ``apply`` returns for the output ``out`` of ``forward``."""
     if any(out is t for t in ctx._non_differentiable):
-        ctx._saved, ctx._saved_sources = None, None
-        return out
+        return out  # no history: it does not require grad
     result: Any
     if any(out is t for t in ctx._dirty):
         result = _rebase_dirty(ctx, out)
@@ -243,9 +299,7 @@ def _record(ctx: Any, args: tuple, out: Any) -> Tensor:
     else:
         result = out
         result.grad_fn, result._requires_grad = ctx, True
-    saved = ctx._to_save or ()
-    ctx._saved = tuple(result if s is out else s for s in saved)
-    ctx._saved_sources = tuple(None if s is None else s._version_counter[0] for s in ctx._saved)
+    result._output_nr = output_nr
     return result
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from ..tensor import Tensor
 from . import grad_mode
-from .function import AccumulateGrad, Node
+from .function import AccumulateGrad, Edge, Node, gradient_edge
 from .function import _fit_array as fit_array
 
 __all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
@@ -129,9 +129,14 @@ class BackwardStep:
         0 for the first node executed, 1 for the next, …
     node : Node
         The node that ran (``MulBackward0``, ``AccumulateGrad``, …).
-    grad_output : Tensor
+    grad_output : Tensor, or tuple of (Tensor or None)
         The gradient the node received: the sum of everything sent to it, i.e. the
-        gradient of the roots with respect to the node's output.
+        gradient of the roots with respect to the node's output. For a node with
+        several outputs (``SplitBackward0``, a custom Function returning a tuple),
+        a tuple with one gradient per output, None for an output none reached.
+    grad_outputs : tuple of (Tensor or None)
+        Always a tuple, one gradient per output of the node (PyTorch's hooks get
+        the same tuple).
     grad_inputs : tuple of (Tensor or None)
         The gradient the node sent along each entry of ``node.next_functions``
         (None where it sent nothing).
@@ -151,7 +156,12 @@ class BackwardStep:
 
     @property
     def grad_output(self):
-        return _as_tensor(self._grad_output)
+        return _as_tensors(self._grad_output)
+
+    @property
+    def grad_outputs(self) -> tuple:
+        value = _as_tensors(self._grad_output)
+        return value if type(value) is tuple else (value,)
 
     @property
     def grad_inputs(self) -> tuple:
@@ -177,17 +187,24 @@ def _as_tensor(value):
     return Tensor._make(np.asarray(value))  # 0-d gradients travel as NumPy scalars
 
 
+def _as_tensors(value):
+    """A buffered gradient as tensors: a tuple for a node with several outputs."""
+    if type(value) is list:
+        return tuple(_as_tensor(grad) for grad in value)
+    return _as_tensor(value)
+
+
 class _GraphTask:
     """State of one backward pass: the dependency counts, the gradient buffers
     and the heap of ready nodes."""
 
     def __init__(
         self,
-        roots: list[Node],
+        roots: list[Edge],
         root_grads: list,
         retain_graph: bool,
         create_graph: bool,
-        captures: dict[Node, list[int]] | None = None,
+        captures: dict[Node, list[tuple[int, int]]] | None = None,
         observed: bool = False,
     ) -> None:
         self.retain_graph = retain_graph
@@ -198,11 +215,13 @@ class _GraphTask:
         self.captures = captures
         self.captured: list = [None] * (sum(len(v) for v in captures.values()) if captures else 0)
         # 1. Count, for every node reachable from the roots, the edges into it.
-        self.dependencies = _count_dependencies(roots)
+        root_nodes = [root.node for root in roots if root.node is not None]
+        self.dependencies = _count_dependencies(root_nodes)
         self.total = len(self.dependencies)
         self.needed = None if captures is None else _leading_to(captures, self.dependencies)
-        # Gradients waiting for their node, and the nodes whose waiting gradient
-        # the engine made itself (a leaf may keep it as .grad without a copy).
+        # Gradients waiting for their node (a list, one per output, for a node with
+        # several outputs), and the nodes whose waiting gradient the engine made
+        # itself (a leaf may keep it as .grad without a copy).
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
         self.ready: list = []
@@ -211,9 +230,10 @@ class _GraphTask:
         self._tiebreak = itertools.count()
         self.steps_run = 0
         self.changes: list[Accumulation] = []
-        for root, grad in zip(roots, root_grads):
-            self._send(root, grad, grad)  # the caller's gradient: not ours to keep
-        for root in dict.fromkeys(roots):
+        for (root, output_nr), grad in zip(roots, root_grads):
+            assert root is not None  # every root requires grad
+            self._send(root, output_nr, grad, grad)  # the caller's gradient: not ours to keep
+        for root in dict.fromkeys(root_nodes):
             if self.dependencies[root] == 0:
                 heapq.heappush(self.ready, (-root._sequence_nr, next(self._tiebreak), root))
 
@@ -230,12 +250,11 @@ class _GraphTask:
             grad_inputs = self._call(node, grad_output)
             # 3. Send each input's gradient on; a node runs once every edge into
             # it has delivered.
-            for edge, grad in zip(node.next_functions, grad_inputs):
-                child = edge.node
+            for (child, input_nr), grad in zip(node.next_functions, grad_inputs):
                 if child is None:
                     continue
                 if grad is not None:
-                    self._send(child, grad, grad_output)
+                    self._send(child, input_nr, grad, grad_output)
                 self.dependencies[child] -= 1
                 if self.dependencies[child] == 0 and child in self.buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
@@ -250,8 +269,8 @@ class _GraphTask:
         True if ``node`` is to be skipped."""
         captures, needed = self.captures, self.needed
         assert captures is not None and needed is not None
-        for position in captures.get(node, ()):
-            self.captured[position] = grad
+        for position, output_nr in captures.get(node, ()):
+            self.captured[position] = grad[output_nr] if node._multi_output else grad
         return type(node) is AccumulateGrad or node not in needed
 
     def _call(self, node: Node, grad_output) -> list:
@@ -271,20 +290,42 @@ class _GraphTask:
             node._release()  # 4. Free the saved tensors.
         return grad_inputs
 
-    def _send(self, node: Node, grad, grad_output) -> None:
-        """Add ``grad`` into ``node``'s buffer (gradients from several paths sum)."""
+    def _send(self, node: Node, input_nr: int, grad, grad_output) -> None:
+        """Add ``grad`` into ``node``'s buffer for its output ``input_nr``
+        (gradients from several paths sum)."""
         waiting = self.buffers.get(node)
         if waiting is None:
+            if node._multi_output:
+                self._send_to_output(node, input_nr, grad)
+                return
             self.buffers[node] = grad
             # An array the backward formula just made (not its input passed through,
-            # not a view) can become a leaf's .grad without a copy.
-            if grad is not grad_output and not self.create_graph and grad.base is None:
+            # not a view) can become a leaf's .grad without a copy. (After a node
+            # with several outputs, grad_output is their list: nothing is assumed.)
+            if (
+                grad is not grad_output
+                and not self.create_graph
+                and grad.base is None
+                and type(grad_output) is not list
+            ):
                 self.owned.add(node)
+            return
+        if type(waiting) is list:  # a node with several outputs
+            self._send_to_output(node, input_nr, grad)
             return
         total = waiting + grad
         if type(total) is not Tensor:
             self.owned.add(node)  # a sum made here: ours to hand on
         self.buffers[node] = total
+
+    def _send_to_output(self, node: Node, output_nr: int, grad) -> None:
+        """A node with several outputs buffers one gradient per output; the outputs
+        no gradient reaches stay None when it runs."""
+        waiting = self.buffers.get(node)
+        if waiting is None:
+            waiting = self.buffers[node] = [None] * len(node.input_metadata)
+        previous = waiting[output_nr]
+        waiting[output_nr] = grad if previous is None else previous + grad
 
     def _record(self, node: Node, grad_output, grad_inputs: list) -> BackwardStep:
         step = BackwardStep(self.steps_run, node, grad_output, grad_inputs, tuple(self.changes))
@@ -294,16 +335,40 @@ class _GraphTask:
 
     # -- hooks and .grad updates ----------------------------------------------------
     def _hooks_before(self, node: Node, grad):
+        if node._multi_output:
+            return self._output_hooks_before(node, grad)
         if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
             grad = _run_pre_hooks(node, grad, self.create_graph)
             self.owned.discard(node)
         if node._retained is not None:
-            self._retain(node, grad)
+            self._retain(node._retained, grad)
         return grad
 
-    def _retain(self, node: Node, grad) -> None:
+    def _output_hooks_before(self, node: Node, grads: list) -> list:
+        """The hooks of a node with several outputs: each output's tensor hooks and
+        retain_grad() see that output's gradient; the node's pre-hooks see them all."""
+        hooks = node.__dict__.get("_output_hooks", {})
+        retained = node.__dict__.get("_retained_outputs", {})
+        for output_nr, grad in enumerate(grads):
+            if grad is None:
+                continue
+            for hook in hooks.get(output_nr, ()):
+                with grad_mode.set_grad_enabled(self.create_graph):
+                    result = hook(_as_tensor(grad))
+                if result is not None:
+                    grad = _checked_hook_value(hook, result, grad, self.create_graph)
+            grads[output_nr] = grad
+            if output_nr in retained:
+                self._retain(retained[output_nr], grad)
+        for hook in node._pre_hooks or ():
+            result = hook(tuple(_as_tensor(g) for g in grads))
+            if result is not None:
+                grads = _checked_hook_values(hook, result, grads, self.create_graph)
+        return grads
+
+    def _retain(self, reference, grad) -> None:
         """``retain_grad()``: this non-leaf's ``.grad`` gets the gradient too."""
-        tensor = node._retained()
+        tensor = reference()
         if tensor is None:
             return
         previous = tensor._grad
@@ -414,9 +479,11 @@ class BackwardPass:
         }
 
     @property
-    def buffered(self) -> dict[Node, Tensor]:
-        """The gradients waiting for their node: the sum of what has arrived so far."""
-        return {node: _as_tensor(grad) for node, grad in self._task.buffers.items()}
+    def buffered(self) -> dict[Node, Any]:
+        """The gradients waiting for their node: the sum of what has arrived so far
+        (for a node with several outputs, a tuple with one entry per output, None
+        where nothing has arrived)."""
+        return {node: _as_tensors(grad) for node, grad in self._task.buffers.items()}
 
     def __repr__(self) -> str:
         return f"<BackwardPass: {self._task.steps_run} of {self.total} nodes run>"
@@ -440,8 +507,9 @@ def _run_pre_hooks(node: Node, grad, create_graph: bool):
 
 def _run_post_hooks(node: Node, sent: list, grad) -> list:
     inputs = tuple(_as_tensor(g) for g in sent)
+    outputs = _as_tensors(grad) if node._multi_output else (_as_tensor(grad),)
     for hook in node._post_hooks or ():
-        result = hook(inputs, (_as_tensor(grad),))
+        result = hook(inputs, outputs)
         if result is not None:
             inputs = tuple(_checked_hook_values(hook, result, list(inputs), create_graph=True))
     return [None if g is None else (g._data if not node._differentiable else g) for g in inputs]
@@ -534,13 +602,12 @@ def _given_grad(i: int, tensor: Tensor, grad, create_graph: bool):
     return value if value.dtype == tensor._data.dtype else value.astype(tensor._data.dtype)
 
 
-def _root_nodes(tensors: Sequence) -> list[Node]:
+def _root_edges(tensors: Sequence) -> list[Edge]:
+    """Where each root's gradient goes: its node, and which output it is there."""
     roots = []
     for i, tensor in enumerate(tensors):
-        if tensor.grad_fn is not None:
-            roots.append(tensor.grad_fn)
-        elif tensor._requires_grad:
-            roots.append(tensor._grad_accumulator())
+        if tensor._requires_grad:
+            roots.append(gradient_edge(tensor))
         else:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -569,23 +636,24 @@ def prepare(
         grad_tensors = tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_nodes(tensors)
+    roots = _root_edges(tensors)
     grads = _make_grads(tensors, grad_tensors, create_graph)
     captures = None if inputs is None else _captures(inputs)
     return _GraphTask(roots, grads, retain_graph, create_graph, captures, observed)
 
 
-def _captures(inputs: Sequence) -> dict[Node, list[int]]:
+def _captures(inputs: Sequence) -> dict[Node, list[tuple[int, int]]]:
     """For ``autograd.grad``: the node of each input, and where its gradient goes
-    in the result."""
-    captures: dict[Node, list[int]] = {}
+    in the result (with which output of the node the input is)."""
+    captures: dict[Node, list[tuple[int, int]]] = {}
     for position, tensor in enumerate(inputs):
         if not isinstance(tensor, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(tensor).__name__}")
         if not tensor._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
-        captures.setdefault(node, []).append(position)
+        node, output_nr = gradient_edge(tensor)
+        assert node is not None  # it requires grad
+        captures.setdefault(node, []).append((position, output_nr))
     return captures
 
 

@@ -56,6 +56,7 @@ import itertools
 import math
 import re
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -73,6 +74,7 @@ __all__ = [
     "Linear",
     "Bilinear",
     "Reduction",
+    "MultiOutputFunction",
     "Node",
     "AccumulateGrad",
     "FunctionCtx",
@@ -169,7 +171,8 @@ class Node:
         Per forward output, the shape and NumPy dtype of that output: a gradient
         arriving for it is summed back to this shape and cast to this dtype. (The
         name is PyTorch's: the *inputs* of a backward node are the gradients of the
-        forward's *outputs*.)
+        forward's *outputs*.) Most operations have one output; ``split`` has one
+        per piece, and a tensor's ``output_nr`` says which one it is.
     metadata : dict
         Free space for your own annotations (as in PyTorch).
     """
@@ -207,6 +210,10 @@ class Node:
     # True once any hook or retain_grad() is attached: the engine checks this one
     # flag instead of four attributes per node.
     _hooked = False
+    # True for a node whose forward made several outputs (split, a custom Function
+    # returning a tuple): the engine then keeps one gradient per output for it and
+    # its backward receives them all, one argument each.
+    _multi_output = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
 
@@ -319,6 +326,25 @@ class Node:
         return meta
 
     # -- hooks ------------------------------------------------------------------
+    def _tensor_hooks(self, output_nr: int) -> list:
+        """The hooks registered on the tensor that is output ``output_nr`` of this
+        node (``tensor.register_hook``), made on first use."""
+        self._hooked = True
+        if self._multi_output:
+            return self.__dict__.setdefault("_output_hooks", {}).setdefault(output_nr, [])
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = []
+        return self._tensor_pre_hooks
+
+    def _retain(self, tensor: Tensor) -> None:
+        """``tensor.retain_grad()`` for the tensor that is one of this node's outputs."""
+        self._hooked = True
+        if self._multi_output:
+            retained = self.__dict__.setdefault("_retained_outputs", {})
+            retained[tensor._output_nr] = weakref.ref(tensor)
+        else:
+            self._retained = weakref.ref(tensor)
+
     def register_hook(self, fn: Callable) -> _RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return
         new ``grad_inputs``."""
@@ -348,7 +374,10 @@ class Node:
     def apply(self, grad_output, create_graph: bool = False) -> list:
         """Run ``backward`` for this node: one gradient per entry of
         ``next_functions`` (None where no gradient flows), each summed back to the
-        shape, and cast to the dtype, of the input it is for."""
+        shape, and cast to the dtype, of the input it is for.
+
+        A node with several outputs gets, and hands to ``backward``, a list: one
+        gradient per output (None for an output no gradient reached)."""
         if create_graph or self._differentiable:
             self._differentiable = create_graph  # saved_tensors then hands out tensors
         if create_graph:
@@ -567,11 +596,17 @@ class Function:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
         cls.node_name = name
-        cls._node_class = type(name, (Node,), {"__slots__": (), "_name": name, "_function": cls})
+        cls._node_class = type(
+            name,
+            (Node,),
+            {"__slots__": (), "_name": name, "_function": cls, "__doc__": cls.__doc__},
+        )
         scalar_name = cls.__dict__.get("scalar_node_name")
         if scalar_name is not None:
             cls._scalar_node_class = type(
-                scalar_name, (Node,), {"__slots__": (), "_name": scalar_name, "_function": cls}
+                scalar_name,
+                (Node,),
+                {"__slots__": (), "_name": scalar_name, "_function": cls, "__doc__": cls.__doc__},
             )
 
     @staticmethod
@@ -742,6 +777,72 @@ def _forward_again(ctx: Node, args: list) -> Any:
     return ctx._function.forward(scratch, *args)
 
 
+class _MultiOutputNode(Node):
+    """The node of an operation with several outputs: one gradient per output."""
+
+    __slots__ = ()
+    _multi_output = True
+
+
+class MultiOutputFunction(Function):
+    """An operation whose ``forward`` returns a tuple of arrays (``split``,
+    ``chunk``, ``unbind``).
+
+    :meth:`apply` returns a tuple of tensors that share one ``grad_fn``; the k-th
+    has ``output_nr == k``. ``backward(ctx, grad_outputs)`` receives a list with
+    one gradient per output, None for an output that no gradient reached (as
+    PyTorch passes an undefined tensor), and returns one per ``forward`` argument.
+    Such operations save only inputs.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.node_name
+        cls._node_class = type(
+            name,
+            (_MultiOutputNode,),
+            {"__slots__": (), "_name": name, "_function": cls, "__doc__": cls.__doc__},
+        )
+
+    @classmethod
+    def jvp(cls, ctx: Node, tangent: Any, *arguments: Any) -> Any:
+        """Tangent rule (forward mode): these operations are linear in their tensor
+        input, so the tangents of the pieces are the same cut of its tangent
+        (``arguments``: the other arguments of ``forward``, sizes and dim)."""
+        return cls.forward(ctx, tangent, *arguments)
+
+    @classmethod
+    def apply(cls, *args: Any) -> tuple:
+        ctx = cls._node_class.__new__(cls._node_class)
+        ctx._to_save = None
+        arrays, ctx.needs_input_grad = _unwrap(args)
+        outs = tuple(cls.forward(ctx, *arrays))
+        record = True in ctx.needs_input_grad and grad_mode._state.enabled
+        results = tuple(Tensor._make(out, ctx if record else None) for out in outs)
+        if record:
+            _record(ctx, args, outs[0], results[0], cls.scalars_are_inputs)
+            ctx.input_metadata = tuple((out.shape, out.dtype) for out in outs)
+            for output_nr, result in enumerate(results):
+                result._output_nr = output_nr
+        if cls.creates_view:
+            for result in results:
+                _link_view(result, args[0])
+        if _forward_ad.state.level is not None:
+            _push_piece_tangents(cls, args, results)
+        return results
+
+
+def _push_piece_tangents(cls: type[MultiOutputFunction], args: tuple, results: tuple) -> None:
+    """Forward mode through split, chunk and unbind: cutting is linear, so the
+    tangent of each piece is the same piece of the input's tangent."""
+    tangent = _forward_ad.tangent_of(args[0]) if type(args[0]) is Tensor else None
+    if tangent is None:
+        return
+    scratch = cls._node_class.__new__(cls._node_class)
+    for result, piece in zip(results, cls.jvp(scratch, tangent._data, *args[1:])):
+        _forward_ad._set_tangent(result, Tensor._make(np.array(piece)))
+
+
 def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are_inputs: bool):
     """Make ``ctx`` the backward node of ``result``: link it to the nodes that
     produced its inputs, number it, and keep what forward saved."""
@@ -771,7 +872,12 @@ def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, boo
         if type(arg) is Tensor:
             if arg._requires_grad:
                 # gradient_edge(arg), written out: this runs for every input of every op.
-                edges.append(_new_tuple(Edge, (arg.grad_fn or arg._grad_accumulator(), 0)))
+                node = arg.grad_fn
+                edges.append(
+                    _new_tuple(
+                        Edge, (node, arg._output_nr) if node else (arg._grad_accumulator(), 0)
+                    )
+                )
             else:
                 edges.append(NO_EDGE)
                 untracked = True
@@ -865,9 +971,11 @@ def gradient_edge(tensor: Tensor) -> Edge:
     needs no gradient (PyTorch: ``torch::autograd::impl::gradient_edge``)."""
     if not tensor._requires_grad:
         return NO_EDGE
-    # tuple.__new__ builds the same Edge as Edge(node, 0), at a third of the cost
+    # tuple.__new__ builds the same Edge as Edge(node, nr), at a third of the cost
     # (a NamedTuple's own constructor is a Python function).
-    return _new_tuple(Edge, (tensor.grad_fn or tensor._grad_accumulator(), 0))
+    if tensor.grad_fn is not None:
+        return _new_tuple(Edge, (tensor.grad_fn, tensor._output_nr))
+    return _new_tuple(Edge, (tensor._grad_accumulator(), 0))
 
 
 _new_tuple = tuple.__new__

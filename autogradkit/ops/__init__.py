@@ -10,4 +10,5 @@ next to its forward, grouped by kind:
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
 * :mod:`.linalg` — ``matmul, mm, mv, dot``
+* :mod:`.split` — ``split, chunk, unbind``: one node, several outputs
 """

@@ -195,7 +195,7 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
     for name, tensor in (variables or {}).items():
         named.setdefault(id(tensor), (name, tensor))
     tensor_names = {key: name for key, (name, _) in named.items()}
-    op_names = {t.grad_fn: name for name, t in named.values() if t.grad_fn is not None}
+    op_names = _op_names(named.values())
     by_array = {id(_array(t)): t for _, t in named.values()}
 
     graph = Graph()
@@ -285,6 +285,16 @@ def build_graph(  # noqa: C901 - to be split when the layout is reworked (issue 
     return graph
 
 
+def _op_names(named: Iterable[tuple[str, Tensor]]) -> dict[Node, str]:
+    """The variable holding each operation's result, by its node; for an operation
+    with several results (``split``), the names of those that have one, in order."""
+    by_output: dict[Node, dict[int, str]] = {}
+    for name, tensor in named:
+        if tensor.grad_fn is not None:
+            by_output.setdefault(tensor.grad_fn, {}).setdefault(tensor.output_nr, name)
+    return {node: ", ".join(names[nr] for nr in sorted(names)) for node, names in by_output.items()}
+
+
 def _named_original(tensor: Tensor, by_array: Mapping[int, Tensor]) -> Tensor:
     """An operation may receive a temporary view of a tensor (``matmul`` turns the
     vector ``x`` into a 1×5 row); draw the tensor the user named instead."""
@@ -299,10 +309,16 @@ def _named_original(tensor: Tensor, by_array: Mapping[int, Tensor]) -> Tensor:
 
 def _output_shapes(ops: list[Node], roots: list[Tensor]) -> dict[Node, tuple]:
     """The shape of each operation's result, as the node recorded it."""
-    shapes = {t.grad_fn: tuple(t.shape) for t in roots if t.grad_fn is not None}
+    shapes: dict[Node, tuple] = {
+        t.grad_fn: tuple(t.shape)
+        for t in roots
+        if t.grad_fn is not None and len(t.grad_fn.input_metadata) == 1
+    }
     for op in ops:
-        shape, _ = op.input_metadata[0]
-        shapes.setdefault(op, tuple(shape))
+        # Several outputs (split, a custom Function returning a tuple): one shape
+        # each, for those that are tensors.
+        outputs = [tuple(m[0]) for m in op.input_metadata if m is not None]
+        shapes.setdefault(op, outputs[0] if len(outputs) == 1 else tuple(outputs))
     return shapes
 
 
@@ -679,7 +695,12 @@ def node_lines(node: GraphNode, show_saved: bool = False) -> list[str]:
 
 
 def _shape_text(shape: tuple | None) -> str:
-    return "[?]" if shape is None else "[" + ", ".join(str(n) for n in shape) + "]"
+    """``[2, 3]``; for an operation with several outputs, one shape each: ``[2], [2]``."""
+    if shape is None:
+        return "[?]"
+    if shape and isinstance(shape[0], tuple):
+        return ", ".join(_shape_text(one) for one in shape)
+    return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
 def _values_text(values: np.ndarray) -> str:

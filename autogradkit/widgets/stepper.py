@@ -310,22 +310,16 @@ class BackwardStepper(widgets.VBox):
         out = [
             f"<p><b>Step {record.index + 1} of {self.total}: {escape(self._label(node))}</b></p>"
         ]
-        formula = node.formula()
-        if formula:
-            # The function and its derivatives, one display line each: side by side
-            # they would need more width than a notebook gives the panel.
-            lines = "\n".join(f"$${part.strip()}$$" for part in formula.split(r"\qquad"))
-            out.append(f'<div class="agk-formula">{lines}</div>')
-        out.append(
-            f"<p>Gradient received {_shape(record.grad_output)}:</p>"
-            f"<pre>{_values(_array(record.grad_output))}</pre>"
-        )
+        out.append(_formula_html(node))
+        out.append(_received_html(record.grad_outputs))
         if type(node) is not AccumulateGrad:
             sends = []
-            for (child, _), sent in zip(node.next_functions, record.grad_inputs):
+            for (child, input_nr), sent in zip(node.next_functions, record.grad_inputs):
                 if child is None:
                     continue
                 target = escape(self._label(child))
+                if len(child.input_metadata) > 1:
+                    target += f", its output {input_nr}"
                 if sent is None:
                     sends.append(f"<li>→ {target}: nothing</li>")
                 else:
@@ -565,6 +559,40 @@ def _array(tensor: Tensor) -> np.ndarray:
 def _grad_of(tensor: Tensor) -> Tensor | None:
     # A plotted tensor may be a non-leaf without retain_grad(): no warning for it.
     return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+
+
+def _formula_html(node: Node) -> str:
+    """The node's formula, one display line per part (side by side they would need
+    more width than a notebook gives the panel). A node without one (your own
+    custom Function's) is named by the ``backward`` it runs, with the first
+    paragraph of its docstring if it has one."""
+    formula = node.formula()
+    if formula:
+        lines = "\n".join(f"$${part.strip()}$$" for part in formula.split(r"\qquad"))
+        return f'<div class="agk-formula">{lines}</div>'
+    function = re.sub(r"Backward\d*$", "", node.name())
+    text = f"<p>Runs <code>{escape(function)}.backward</code>"
+    doc = (type(node).__doc__ or "").strip().split("\n\n")[0]
+    if doc:
+        text += f": <i>{escape(' '.join(doc.split()))}</i>"
+    return text + "</p>"
+
+
+def _received_html(grads: tuple) -> str:
+    """The gradient the node received; for a node with several outputs (split, a
+    custom Function returning a tuple), one per output."""
+    if len(grads) == 1:
+        (grad,) = grads
+        return f"<p>Gradient received {_shape(grad)}:</p><pre>{_values(_array(grad))}</pre>"
+    items = []
+    for output_nr, grad in enumerate(grads):
+        if grad is None:
+            items.append(f"<li>output {output_nr}: nothing reached it</li>")
+        else:
+            items.append(
+                f"<li>output {output_nr} {_shape(grad)}:<pre>{_values(_array(grad))}</pre></li>"
+            )
+    return "<p>Gradients received, one per output:</p><ul>" + "".join(items) + "</ul>"
 
 
 def _shape(tensor: Tensor) -> str:

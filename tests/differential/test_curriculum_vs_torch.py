@@ -383,6 +383,238 @@ def _cuda_errors(lib):
     }
 
 
+# ----------------------------------------------------------------------------- several outputs
+op("split-int", lambda lib, x: x.split(2), {"x": Inp((5,), F32)})
+op("split-sizes-dim1", lambda lib, x: lib.split(x, [1, 3], dim=1), {"x": Inp((2, 4), F64)})
+op("split-larger-than-dim", lambda lib, x: lib.split(x, 10), {"x": Inp((3,), F32)})
+op("chunk-last-dim", lambda lib, x: x.chunk(3, -1), {"x": Inp((2, 7), F32)})
+op("chunk-fewer-pieces", lambda lib, x: lib.chunk(x, 4), {"x": Inp((6,), F32)})
+op("unbind-dim1", lambda lib, x: x.unbind(1), {"x": Inp((3, 2), F32)})
+op("unbind-1d", lambda lib, x: lib.unbind(x), {"x": Inp((3,), F64)})
+
+
+def _halves_product(lib, x):
+    a, b = x.split(2)
+    return a * b.exp()
+
+
+def _pieces_product(lib, x):
+    a, b, c = x.unbind()
+    return lib.stack([a * b, b * c])
+
+
+op2("split-double-backward", _halves_product, {"x": Inp((4,), F64)})
+op2("unbind-double-backward", _pieces_product, {"x": Inp((3,), F64)})
+
+
+@register_program("split-some-pieces-used", {"x": Inp((6,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    h = x * 2
+    pieces = h.split([1, 2, 3])
+    (pieces[2] * pieces[0]).sum().backward()
+    node = pieces[0].grad_fn
+    return {
+        "x": x,
+        "pieces": pieces,
+        "output_nr": [p.output_nr for p in pieces],
+        "same_node": all(p.grad_fn is node for p in pieces),
+        "saved": (node._saved_split_sizes, node._saved_dim, node._saved_self_sym_sizes),
+        "chunk_saved": h.chunk(2)[1].grad_fn._saved_split_size,
+        "unbind_saved": h.unbind()[3].grad_fn._saved_dim,
+    }
+
+
+@register_program("split-hooks-retain-grad-and-grad", {"x": Inp((4,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    a, b = (x * 1).chunk(2)
+    a.retain_grad()
+    b.register_hook(lambda g: g * 10)
+    seen = []
+    a.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(grad_outputs))
+    (a * b).sum().backward()
+    c, d = (x * 1).chunk(2)
+    return {
+        "x": x,
+        "a": a,
+        "seen": seen,
+        "grad_of_piece": lib.autograd.grad((c * d.exp()).sum(), [d, x]),
+    }
+
+
+@register_program("split-errors", {"x": Inp((6,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    return {
+        "sizes-sum": attempt(lambda: x.split([1, 2])),
+        "zero": attempt(lambda: x.split(0)),
+        "negative": attempt(lambda: x.split(-1)),
+        "negative-size": attempt(lambda: x.split([1, -1, 6])),
+        "dim": attempt(lambda: x.split(2, dim=1)),
+        "chunks": attempt(lambda: x.chunk(0)),
+        "0-d": attempt(lambda: lib.tensor(2.0).split(1)),
+        "unbind-0-d": attempt(lambda: lib.tensor(2.0).unbind()),
+        "unbind-dim": attempt(lambda: x.unbind(2)),
+        "empty": (lib.zeros(0).split(2), lib.zeros(0).chunk(2), x.split([6, 0])),
+    }
+
+
+def _sin_cos(lib, materialize=True):
+    class SinCos(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            ctx.save_for_backward(x)
+            return x.sin(), x.cos()
+
+        @staticmethod
+        def backward(ctx, grad_sin, grad_cos):
+            (x,) = ctx.saved_tensors
+            ctx.received = (grad_sin, grad_cos)
+            grad = None
+            if grad_sin is not None:
+                grad = grad_sin * x.cos()
+            if grad_cos is not None:
+                grad = -grad_cos * x.sin() if grad is None else grad - grad_cos * x.sin()
+            return grad
+
+    return SinCos
+
+
+@register_program("custom-two-outputs", {"x": Inp((3,), F64)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    s, c = _sin_cos(lib).apply(x)
+    (s * c).sum().backward()
+    both = x.grad.clone()
+    x.grad = None
+    s2, c2 = _sin_cos(lib).apply(x)
+    c2.sum().backward()
+    return {
+        "s": s,
+        "c": c,
+        "output_nr": (s.output_nr, c.output_nr),
+        "same_node": s.grad_fn is c.grad_fn,
+        "both": both,
+        "x": x,
+        "zeros_for_unused": s2.grad_fn.received,
+    }
+
+
+@register_program("custom-two-outputs-double-backward", {"x": Inp((3,), F64)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    s, c = _sin_cos(lib).apply(x)
+    (g,) = lib.autograd.grad((s * c).sum(), x, create_graph=True)
+    g.sum().backward()
+    return {"g": g, "x": x}
+
+
+@register_program("custom-materialize-grads-false", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    s, c = _sin_cos(lib, materialize=False).apply(x)
+    s.sum().backward()
+    return {"x": x, "received": s.grad_fn.received}
+
+
+@register_program("custom-sort-like-indices", {"x": Inp((5,), F32)})
+def _(lib, inp):
+    class SortLike(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            indices = lib.from_numpy(x.detach().numpy().argsort(kind="stable"))
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices)
+            return x[indices], indices
+
+        @staticmethod
+        def backward(ctx, grad_values, grad_indices):
+            (indices,) = ctx.saved_tensors
+            ctx.received = grad_indices
+            grad = lib.zeros_like(grad_values)
+            grad[indices] = grad_values
+            return grad
+
+    x = lib.tensor(inp["x"], requires_grad=True)
+    values, indices = SortLike.apply(x)
+    (values * lib.arange(1.0, 6.0)).sum().backward()
+    return {
+        "values": values,
+        "indices": indices,
+        "output_nr": (values.output_nr, indices.output_nr),
+        "x": x,
+        "indices_grad": values.grad_fn.received,
+    }
+
+
+@register_program("custom-outputs-that-are-not-tensors", {"x": Inp((2,), F32)})
+def _(lib, inp):
+    class WithCount(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            return 2, x * 3, x * 2
+
+        @staticmethod
+        def backward(ctx, grad_count, grad_a, grad_b):
+            ctx.received = (grad_count, grad_a, grad_b)
+            return grad_a * 3 + grad_b * 2
+
+    class One(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            return (x * 3,)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 3
+
+    x = lib.tensor(inp["x"], requires_grad=True)
+    out = WithCount.apply(x)
+    out[2].sum().backward()
+    one = One.apply(x)
+    return {
+        "out": out,
+        "output_nr": (out[1].output_nr, out[2].output_nr),
+        "x": x,
+        "received": out[1].grad_fn.received,
+        "one": one,
+    }
+
+
+@register_program("custom-wrong-number-of-gradients", {"x": Inp((2,), F32)})
+def _(lib, inp):
+    class TooFew(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y, x - y
+
+        @staticmethod
+        def backward(ctx, grad_sum, grad_difference):
+            return grad_sum + grad_difference
+
+    class TooMany(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1, x - 1
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            return grad_a, grad_b, None
+
+    x = lib.tensor(inp["x"], requires_grad=True)
+
+    def run(function, *args):
+        a, b = function.apply(*args)
+        (a + b).sum().backward()
+
+    return {
+        "too-few": attempt(lambda: run(TooFew, x, x)),
+        "too-many": attempt(lambda: run(TooMany, x)),
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_curriculum_golden(prog):
     H.check_against_golden(prog)

@@ -504,6 +504,69 @@ def _(lib, inp):
     }
 
 
+@program("custom-function-several-outputs")
+def _(lib, inp):
+    """A Function with two outputs (polar coordinates of points (x, y)): backward
+    gets one gradient per output; checked with gradcheck and gradgradcheck, with an
+    output left unused, and beside a sort-like Function whose indices are not
+    differentiable."""
+
+    class Polar(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x, y):
+            r = lib.sqrt(x * x + y * y)
+            theta = lib.atan(y / x)  # the points lie right of the y axis
+            ctx.save_for_backward(x, y, r)
+            return r, theta
+
+        @staticmethod
+        def backward(ctx, grad_r, grad_theta):
+            x, y, r = ctx.saved_tensors
+            r2 = r * r
+            grad_x = grad_r * x / r - grad_theta * y / r2
+            grad_y = grad_r * y / r + grad_theta * x / r2
+            return grad_x, grad_y
+
+    class SortDescending(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            order = lib.from_numpy((-x.detach().numpy()).argsort(kind="stable"))
+            ctx.mark_non_differentiable(order)
+            ctx.save_for_backward(order)
+            return x[order], order
+
+        @staticmethod
+        def backward(ctx, grad_values, grad_order):
+            (order,) = ctx.saved_tensors
+            grad = lib.zeros_like(grad_values)
+            grad[order] = grad_values
+            return grad
+
+    x = lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64, requires_grad=True)
+    y = lib.tensor([1.0, -1.0, 3.0], dtype=lib.float64, requires_grad=True)
+    r, theta = Polar.apply(x, y)
+    (r.sum() + 2 * theta.sum()).backward()
+    grads = (x.grad.clone(), y.grad.clone())
+    x.grad = y.grad = None
+    radius_only, _ = Polar.apply(x, y)
+    radius_only.sum().backward()
+    values, order = SortDescending.apply(x)
+    (values * lib.tensor([3.0, 2.0, 1.0], dtype=lib.float64)).sum().backward()
+    return {
+        "r": r,
+        "theta": theta,
+        "same_node": r.grad_fn is theta.grad_fn,
+        "output_nr": (r.output_nr, theta.output_nr),
+        "grads": grads,
+        "radius_only": x.grad,
+        "gradcheck": lib.autograd.gradcheck(Polar.apply, (x, y)),
+        "gradgradcheck": lib.autograd.gradgradcheck(Polar.apply, (x, y)),
+        "values": values,
+        "order": order,
+        "order_requires_grad": order.requires_grad,
+    }
+
+
 # ----------------------------------------------------------------------------- "Autograd mechanics": saved tensors
 
 

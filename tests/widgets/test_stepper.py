@@ -59,7 +59,43 @@ def dynamic_control_flow():
     return out.mean(), {"a": a}, None
 
 
-GRAPHS = [tutorial, fan_out, reused_tensors, non_scalar, dynamic_control_flow]
+class SinCos(torch.autograd.Function):
+    """f(x) = (sin x, cos x), two outputs"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin(), x.cos()
+
+    @staticmethod
+    def backward(ctx, grad_sin, grad_cos):  # type: ignore[override]  # one gradient per output
+        (x,) = ctx.saved_tensors
+        return grad_sin * x.cos() - grad_cos * x.sin()
+
+
+def several_outputs():
+    x = torch.tensor([0.5, 1.0, 2.0, 3.0], requires_grad=True)
+    a, b = x.split(2)
+    s, c = SinCos.apply(a * b)
+    return (s * 2).sum() + c.mean(), {"x": x}, None
+
+
+def one_output_unused():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    s, _ = SinCos.apply(x)
+    first, rest = x.chunk(2)
+    return (s * 2).sum() + rest.sum(), {"x": x}, None
+
+
+GRAPHS = [
+    tutorial,
+    fan_out,
+    reused_tensors,
+    non_scalar,
+    dynamic_control_flow,
+    several_outputs,
+    one_output_unused,
+]
 
 
 def reference_run(make):
@@ -411,3 +447,27 @@ def test_the_formula_is_shown_one_line_per_part():
     lines = re.findall(r"\$\$(.*?)\$\$", formula.group(1), re.S)
     assert len(lines) == 2 and all(r"\qquad" not in line for line in lines)
     assert "\\frac{\\sigma(z) - y}{N}" in lines[1]
+
+
+def test_a_custom_function_with_two_outputs_and_split_are_drawn_and_stepped():
+    """The learner's own backward runs as one step, named after their Function;
+    its panel lists the gradient of each output (nothing reached c in the second
+    graph) and says where each piece of split sends its gradient."""
+    root, leaves, _ = one_output_unused()
+    stepper = BackwardStepper(root)
+    drawing = torch.viz.draw_graph(root)
+    assert "SinCosBackward" in drawing.svg and "SplitBackward0" in drawing.svg
+    panels = {}
+    while stepper.step() is not None:
+        record = stepper.steps[stepper.position - 1]
+        panels[record.node.name()] = stepper.panel_html()
+        assert ET.fromstring(stepper.svg).tag == f"{SVG}svg"
+    custom = panels["SinCosBackward"]
+    assert "Runs <code>SinCos.backward</code>: <i>f(x) = (sin x, cos x), two outputs</i>" in custom
+    assert "Gradients received, one per output" in custom
+    assert "output 1: nothing reached it" in custom
+    split = panels["SplitBackward0"]
+    assert "output 0: nothing reached it" in split and "output 1 [1]" in split
+    assert 'class="agk-formula"' in split  # split states its derivative
+    expected = 2 * np.cos(np.array([0.5, -1.0, 2.0], dtype=np.float32)) + [0, 0, 1]
+    np.testing.assert_allclose(leaves["x"].grad.numpy(), expected, rtol=1e-6)
