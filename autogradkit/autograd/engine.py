@@ -220,8 +220,8 @@ class _GraphTask:
         self.total = len(self.dependencies)
         self.needed = None if captures is None else _leading_to(captures, self.dependencies)
         # Gradients waiting for their node (a list, one per output, for a node with
-        # several outputs), and the nodes whose waiting gradient the engine made
-        # itself (a leaf may keep it as .grad without a copy).
+        # several outputs), and the leaves' nodes whose waiting gradient the engine
+        # made itself (it may become .grad without a copy).
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
         self.ready: list = []
@@ -303,7 +303,8 @@ class _GraphTask:
             # not a view) can become a leaf's .grad without a copy. (After a node
             # with several outputs, grad_output is their list: nothing is assumed.)
             if (
-                grad is not grad_output
+                type(node) is AccumulateGrad
+                and grad is not grad_output
                 and not self.create_graph
                 and grad.base is None
                 and type(grad_output) is not list
@@ -314,7 +315,7 @@ class _GraphTask:
             self._send_to_output(node, input_nr, grad)
             return
         total = waiting + grad
-        if type(total) is not Tensor:
+        if type(node) is AccumulateGrad and type(total) is not Tensor:
             self.owned.add(node)  # a sum made here: ours to hand on
         self.buffers[node] = total
 

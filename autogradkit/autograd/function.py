@@ -207,6 +207,9 @@ class Node:
     _pre_hooks: list | None = None
     _post_hooks: list | None = None
     _retained: Any = None  # weakref.ref to the tensor that called retain_grad()
+    # What saved_tensors_hooks' pack hook returned (a class default, not a slot: set
+    # only under such hooks, and reading it never makes the node a __dict__).
+    _packed: Any = None
     # True once any hook or retain_grad() is attached: the engine checks this one
     # flag instead of four attributes per node.
     _hooked = False
@@ -268,8 +271,9 @@ class Node:
             return self._saved
         if sources is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if "_packed" in self.__dict__:
-            self._saved = _unpack_saved(self.__dict__.pop("_packed"))
+        if self._packed is not None:
+            self._saved = _unpack_saved(self._packed)
+            self._packed = None
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
                 self._raise_modified(counter, version)
@@ -390,16 +394,20 @@ class Node:
         # needs a gradient is the k-th edge that leads somewhere.
         tracked = itertools.compress(grads, self.needs_input_grad)
         sent: list = []
-        for edge in self.next_functions:
-            if edge.node is None:
+        for node, input_nr in self.next_functions:
+            if node is None:
                 sent.append(None)
                 continue
             grad = next(tracked)
-            shape, dtype = edge.node.input_metadata[edge.input_nr]
-            if grad is not None and (
-                not isinstance(grad, _NUMPY_VALUE) or grad.shape != shape or grad.dtype != dtype
-            ):
-                grad = _fit_to_input(grad, shape, dtype, create_graph)
+            if grad is not None:
+                shape, dtype = node.input_metadata[input_nr]
+                # Most gradients already fit (a dtype is usually the very same object).
+                if (
+                    not isinstance(grad, _NUMPY_VALUE)
+                    or grad.shape != shape
+                    or grad.dtype is not dtype
+                ):
+                    grad = _fit_to_input(grad, shape, dtype, create_graph)
             sent.append(grad)
         return sent
 
@@ -857,7 +865,7 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are
         # With each saved tensor, its version now: backward checks it is unchanged.
         ctx._saved_sources, inputs_saved = _describe_saved(saved, args, out, result)
         if _graph._stack:
-            ctx.__dict__["_packed"] = _pack_saved(ctx, result)  # read by saved_tensors
+            ctx._packed = _pack_saved(ctx, result)  # read by saved_tensors
     # The inputs are kept only where something reads them later (the drawing's
     # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
     # every intermediate tensor alive as long as the graph (PyTorch keeps none).
