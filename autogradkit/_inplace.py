@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Self
 import numpy as np
 
 from . import _dtype, _ranges, autograd, ops
+from ._quiet_numpy import silently
 from ._tensor_base import TensorBase
 from .autograd import grad_mode
 
@@ -74,7 +75,7 @@ class InplaceMethods(TensorBase):
             other_data = other._data if isinstance(other, TensorBase) else other
             if other is not None:
                 _check_inplace_operand(self._data, other_data)
-                numpy_inplace(self._data, other_data)
+                silently(numpy_inplace, self._data, other_data)  # as PyTorch: no warnings
             else:
                 numpy_inplace(self._data)
         self._version_counter[0] += 1

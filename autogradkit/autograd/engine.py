@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._quiet_numpy import silently
 from ..tensor import Tensor
 from . import grad_mode
 from .function import AccumulateGrad, Edge, Node, gradient_edge
@@ -662,9 +663,12 @@ def run_to_end(task: _GraphTask) -> None:
     """Drain a pass (what backward and grad do). Backward formulas meet x/0 and
     0·inf at the edges of their domains; PyTorch returns inf/nan there without a
     word, so NumPy's floating-point warnings are silenced for the pass."""
-    with np.errstate(all="ignore"):
-        for _ in task.run():
-            pass
+    silently(_drain, task.run())
+
+
+def _drain(steps: Iterator) -> None:
+    for _ in steps:
+        pass
 
 
 def backward_steps(

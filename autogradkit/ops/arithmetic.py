@@ -7,9 +7,12 @@ returns a (2, 3) gradient for ``x`` too and the base class sums it back to (3,).
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._numpy_protocols import UFUNCS
+from .._quiet_numpy import arithmetic
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic
@@ -68,7 +71,7 @@ class Add(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         x, y = promote_for_arithmetic(x, y)
-        return x + y
+        return arithmetic(operator.add, x, y)  # inf + -inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -86,7 +89,7 @@ class AddScaled(BinaryFunction):
     def forward(ctx, x, y, alpha):
         (ctx.alpha,) = alpha
         x, y = promote_for_arithmetic(x, y)
-        return x + ctx.alpha * y
+        return arithmetic(operator.add, x, arithmetic(operator.mul, ctx.alpha, y))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -104,7 +107,7 @@ class SubScaled(BinaryFunction):
     def forward(ctx, x, y, alpha):
         (ctx.alpha,) = alpha
         x, y = promote_for_arithmetic(x, y)
-        return x - ctx.alpha * y
+        return arithmetic(operator.sub, x, arithmetic(operator.mul, ctx.alpha, y))
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -122,7 +125,7 @@ class Sub(BinaryFunction):
     def forward(ctx, x, y):
         _refuse_bool_subtraction(x, y)
         x, y = promote_for_arithmetic(x, y)
-        return x - y
+        return arithmetic(operator.sub, x, y)  # inf - inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -138,7 +141,7 @@ class Rsub(Elementwise):
     @staticmethod
     def forward(ctx, x, c):
         x, c = promote_for_arithmetic(x, c)
-        return c - x
+        return arithmetic(operator.sub, c, x)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -161,7 +164,7 @@ class Mul(BinaryFunction):
         needs_x, needs_y = ctx.needs_input_grad
         ctx.save_for_backward(x if needs_y else None, y if needs_x else None)
         x, y = promote_for_arithmetic(x, y)
-        return x * y
+        return arithmetic(operator.mul, x, y)  # 0 * inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -187,8 +190,7 @@ class Div(BinaryFunction):
             x = x.astype(np.float32)  # integer division gives the default float dtype
             if isinstance(y, np.ndarray) and y.dtype.kind != "f":
                 y = y.astype(np.float32)  # int / int: float32, not NumPy's float64
-        with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is ±inf or nan, silently
-            return x / y
+        return arithmetic(operator.truediv, x, y)  # x/0 is ±inf or nan, silently
 
     @staticmethod
     def backward(ctx, grad_output):

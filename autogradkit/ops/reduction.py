@@ -14,6 +14,7 @@ import numpy as np
 from .. import return_types
 from .._dtype import int64 as _int64
 from .._dtype import scalar_type_name
+from .._quiet_numpy import silently
 from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import broadcast_error
@@ -68,7 +69,7 @@ class Sum(Linear):
     @staticmethod
     def forward(ctx, x):
         ctx.shape = x.shape
-        return x.sum()
+        return silently(np.ndarray.sum, x)  # inf + -inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -85,7 +86,7 @@ class SumDim(Linear):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.sum(x, axis=dims, keepdims=keepdim)
+        return silently(np.sum, x, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -608,6 +608,62 @@ def _batched_matvec(lib, inp):
 register("linalg/batched-matrix-times-vector", _batched_matvec)
 
 
+# ----------------------------------------------------------------------------- silent float specials
+# inf - inf, 0 * inf, inf + -inf and overflow give nan/inf in both libraries; NumPy
+# also warns (RuntimeWarning), PyTorch does not. The harness records every warning.
+
+SPECIAL_PAIRS = {
+    "sub": lambda a, b: a - b,
+    "add": lambda a, b: a + (-b),
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "rsub": lambda a, b: 1.0 - a - b,
+    "mul_number": lambda a, b: b * 0,
+    "sub_number": lambda a, b: a - INF,
+}
+
+
+def _float_specials(op, dtype):
+    def fn(lib, inp):
+        dt = getattr(lib, dtype)
+        a = lib.tensor([INF, 0.0, 1.0, -INF, 3e38, NAN], dtype=dt, requires_grad=True)
+        b = lib.tensor([INF, INF, 0.0, -INF, 3e38, 1.0], dtype=dt, requires_grad=True)
+        y = op(a, b)
+        y.backward(lib.ones_like(y))
+        scalar = op(lib.tensor(INF, dtype=dt), lib.tensor(INF, dtype=dt))
+        return {"y": y, "a": a, "b": b, "scalar": scalar}
+
+    return fn
+
+
+for _name, _op in SPECIAL_PAIRS.items():
+    for _dt in (F32, F64):
+        register(f"silent-specials/{_name}-{_dt}", _float_specials(_op, _dt))
+
+
+def _silent_sums_and_inplace(lib, inp):
+    big = lib.tensor([3e38, 3e38])
+    c = lib.tensor([INF, 1.0, 0.0])
+    c -= lib.tensor([INF, 1.0, 0.0])
+    d = lib.tensor([INF, 1.0])
+    d.mul_(0)
+    e = lib.tensor([INF, 2.0])
+    e.add_(lib.tensor([-INF, 1.0]), alpha=2)
+    return {
+        "sum": lib.tensor([INF, -INF]).sum(),
+        "sum_dim": lib.tensor([[INF, -INF], [1.0, 2.0]]).sum(1),
+        "sum_overflow": big.sum(),
+        "add_alpha": lib.add(lib.tensor([INF]), lib.tensor([INF]), alpha=-1),
+        "sub_alpha": lib.sub(lib.tensor([INF]), lib.tensor([INF]), alpha=1.5),
+        "isub": c,
+        "mul_": d,
+        "add_": e,
+    }
+
+
+register("silent-specials/sums-and-in-place", _silent_sums_and_inplace)
+
+
 # ----------------------------------------------------------------------------- double backward
 # g = dy/dx computed with create_graph=True is itself a graph: a learner who walks
 # g.grad_fn.next_functions must see PyTorch's nodes (MulBackward1 where a formula
