@@ -606,6 +606,16 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _import_env() -> dict[str, str]:
+    """The environment of the processes that measure an import: bytecode cached, as
+    for an installed package (pip compiles it), in a cache of this script's own
+    (PYTHONDONTWRITEBYTECODE, set on some machines, would otherwise make every
+    measured import compile the kit's source, and only the kit's)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "bench_core_pycache")
+    return env
+
+
 def _spawn(code: str) -> tuple[float, float]:
     """(wall, CPU) seconds of a fresh `python -c code`."""
     wall0, cpu0 = time.perf_counter(), _children_cpu()
@@ -613,6 +623,7 @@ def _spawn(code: str) -> tuple[float, float]:
         [sys.executable, "-c", code],
         check=True,
         cwd=REPO_ROOT,
+        env=_import_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -1012,7 +1023,8 @@ def count_instructions(lib_name: str, workloads: list[str], tmp: Path) -> dict[s
         "-c",
         code,
     ]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env = {**_import_env(), "PYTHONHASHSEED": "0"}
+    _spawn(f"import {lib_name}")  # write the bytecode cache the counted import reads
     proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0 or not manifest.exists():
         tail = "\n".join(proc.stderr.splitlines()[-15:])
