@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, nn, optim, return_types
+from . import autograd, return_types
 from ._creation import (
     arange,
     as_tensor,
@@ -303,9 +303,10 @@ def initial_seed() -> int:
 
 
 def __getattr__(name: str):
-    # The generator and the visual tools load on first use, keeping
-    # `import autogradkit` fast (matplotlib and ipywidgets are heavy).
-    if name in ("viz", "widgets", "random"):
+    # nn, optim, the generator and the visual tools load on first use
+    # (`torch.nn.Linear` works as in PyTorch), keeping `import autogradkit` fast
+    # (matplotlib and ipywidgets are heavy; nn and optim are a third of the kit).
+    if name in ("nn", "optim", "viz", "widgets", "random"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import sys
 import types
-from pathlib import Path
 
 __all__ = ["install", "trimmed"]
 
-PACKAGE = str(Path(__file__).resolve().parent) + os.sep
+# os.path, not pathlib: pathlib would be imported for this one line.
+PACKAGE = os.path.dirname(os.path.realpath(__file__)) + os.sep
 
 
 def _inside(frame: types.FrameType) -> bool:
