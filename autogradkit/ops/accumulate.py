@@ -116,7 +116,9 @@ class Cumsum(Linear):
 
 class Norm(Reduction):
     """f(x) = (Σᵢ |xᵢ|ᵖ)^(1/p);   ∂f/∂xᵢ = sign(xᵢ)·|xᵢ|ᵖ⁻¹ / f^(p−1)
-    (for p = 2: xᵢ/‖x‖, and 0 where ‖x‖ = 0)"""
+    (for p = 2: xᵢ/‖x‖, and 0 where ‖x‖ = 0). For p = ±inf, f(x) = maxᵢ|xᵢ|
+    (minᵢ|xᵢ|) and the gradient goes to the elements where |xᵢ| = f, shared
+    equally among ties: ∂f/∂xᵢ = sign(xᵢ)/(number of them)."""
 
     node_name = "LinalgVectorNormBackward0"
     formula = r"f(x) = \Big(\textstyle\sum_i |x_i|^p\Big)^{1/p} \qquad \frac{\partial f}{\partial x_i} = \frac{\operatorname{sign}(x_i)\,|x_i|^{p-1}}{f(x)^{p-1}}"
@@ -124,7 +126,11 @@ class Norm(Reduction):
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
         magnitude = np.abs(x)
-        if p == 2:
+        if p == math.inf:
+            out = magnitude.max(axis=dims, keepdims=True)
+        elif p == -math.inf:
+            out = magnitude.min(axis=dims, keepdims=True)
+        elif p == 2:
             out = np.sqrt((magnitude * magnitude).sum(axis=dims, keepdims=True))
         elif p == 1:
             out = magnitude.sum(axis=dims, keepdims=True)
@@ -148,6 +154,8 @@ class Norm(Reduction):
         if p == 1:
             return grad_output * np.sign(x), None, None, None
         out = ctx.kept
+        if math.isinf(p):
+            return _extreme_norm_grad(x, out, grad_output, ctx.dims), None, None, None
         if isinstance(x, Tensor):
             out = norm(x, p, ctx.dims, keepdim=True)  # recorded, for the second derivative
         # Where the norm is 0, every x is 0: dividing by 1 there gives PyTorch's 0.
@@ -156,6 +164,15 @@ class Norm(Reduction):
             return grad_output * x / safe, None, None, None
         scaled = np.sign(x) * np.abs(x) ** (p - 1)
         return grad_output * scaled / safe ** (p - 1), None, None, None
+
+
+def _extreme_norm_grad(x, out: np.ndarray, grad_output, dims: tuple):
+    """The gradient of max|x| (or min|x|): to the elements where |x| is that
+    extreme (or nan), shared equally among ties, with x's sign (as PyTorch)."""
+    magnitude = np.abs(_values(x))
+    chosen = (magnitude == out) | np.isnan(magnitude)
+    ties = chosen.sum(axis=dims, keepdims=True)
+    return np.sign(x) * (grad_output / ties) * chosen
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:
@@ -180,13 +197,13 @@ def cumsum(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
 
 def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
     """The vector p-norm of all elements, or along ``dim`` (p = 2 by default;
-    ``"fro"`` means 2). Infinite and non-positive p are not supported."""
+    ``"fro"`` means 2, ``inf`` the largest magnitude, ``-inf`` the smallest).
+    Other p ≤ 0 are not supported."""
     if p == "fro" or p is None:
         p = 2
-    if isinstance(p, str) or not (0 < p < math.inf):
+    if isinstance(p, str) or not (0 < p <= math.inf or p == -math.inf):
         raise NotImplementedError(
-            f"autogradkit's norm supports real p > 0 (and 'fro'); got p={p!r}. "
-            "Use x.abs().max() for the infinity norm."
+            f"autogradkit's norm supports real p > 0, inf, -inf (and 'fro'); got p={p!r}."
         )
     if dtype is not None:
         input = input.to(dtype)

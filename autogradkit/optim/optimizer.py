@@ -16,6 +16,7 @@ from typing import Any
 
 from .._creation import zeros_like
 from ..autograd.grad_mode import no_grad
+from ..ops.pointwise import maximum
 from ..ops.shape import clone
 from ..tensor import Tensor
 
@@ -138,7 +139,8 @@ class SGD(Optimizer):
 
 class RMSprop(Optimizer):
     """p ← p − lr·g/(√v + eps), where v is a running average of g²:
-    v ← alpha·v + (1 − alpha)·g²."""
+    v ← alpha·v + (1 − alpha)·g². ``centered=True`` also keeps a running average
+    m of g and divides by √(v − m²) + eps instead (an estimate of g's variance)."""
 
     def __init__(
         self,
@@ -152,8 +154,6 @@ class RMSprop(Optimizer):
     ) -> None:
         _check("learning rate", lr)
         _check("epsilon value", eps)
-        if centered:
-            raise NotImplementedError("autogradkit's RMSprop does not implement centered=True")
         defaults = {
             "lr": lr,
             "alpha": alpha,
@@ -180,7 +180,13 @@ class RMSprop(Optimizer):
                 state["step"] += 1
                 square_avg = state["square_avg"]
                 square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
-                avg = square_avg.sqrt().add_(group["eps"])
+                if group["centered"]:
+                    # m ← m + (1 − alpha)(g − m);  divide by √(v − m²) + eps
+                    grad_avg = state.setdefault("grad_avg", zeros_like(param))
+                    grad_avg.add_(grad - grad_avg, alpha=1 - alpha)
+                    avg = (square_avg - grad_avg * grad_avg).sqrt().add_(group["eps"])
+                else:
+                    avg = square_avg.sqrt().add_(group["eps"])
                 if group["momentum"] > 0:
                     buffer = state.setdefault("momentum_buffer", zeros_like(param))
                     buffer.mul_(group["momentum"]).add_(grad / avg)
@@ -191,7 +197,8 @@ class RMSprop(Optimizer):
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015): running averages m of g and v of g², corrected
-    for their start at 0, and p ← p − lr·m̂/(√v̂ + eps)."""
+    for their start at 0, and p ← p − lr·m̂/(√v̂ + eps). ``amsgrad=True`` (Reddi et
+    al., 2018) divides by the largest v seen so far instead of the current one."""
 
     def __init__(
         self,
@@ -206,8 +213,6 @@ class Adam(Optimizer):
     ) -> None:
         _check("learning rate", lr)
         _check("epsilon value", eps)
-        if amsgrad:
-            raise NotImplementedError("autogradkit's Adam does not implement amsgrad=True")
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -240,5 +245,9 @@ class Adam(Optimizer):
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = group["lr"] / bias_correction1
+                if group["amsgrad"]:
+                    largest = state.setdefault("max_exp_avg_sq", zeros_like(param))
+                    largest.copy_(maximum(largest, exp_avg_sq))
+                    exp_avg_sq = largest
                 denom = (exp_avg_sq.sqrt() / bias_correction2**0.5).add_(group["eps"])
                 param.add_(exp_avg / denom, alpha=-step_size)

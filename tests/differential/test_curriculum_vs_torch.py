@@ -222,6 +222,53 @@ op("norm-of-zeros", lambda lib, x: (x * 0).norm(), {"x": Inp((3,), F32)})
 op2("prod-double-backward", lambda lib, x: x.prod(), {"x": Inp((3,), F64, "nonzero")})
 op2("cumsum-double-backward", lambda lib, x: x.cumsum(0) ** 2, {"x": Inp((4,), F64)})
 op2("norm-double-backward", lambda lib, x: x.norm(), {"x": Inp((3,), F64)})
+for dt in FLOATS:
+    op(f"norm-inf-{dt}", lambda lib, x: x.norm(p=math.inf), {"x": Inp((2, 3), dt)})
+    op(f"norm-minus-inf-{dt}", lambda lib, x: lib.norm(x, -math.inf), {"x": Inp((2, 3), dt)})
+op("norm-inf-dim", lambda lib, x: x.norm(float("inf"), dim=1), {"x": Inp((3, 4), F64)})
+op("norm-inf-keepdim", lambda lib, x: x.norm(math.inf, 0, True), {"x": Inp((3, 2), F32)})
+op("norm-inf-ties", lambda lib, x: x.norm(p=math.inf), {"x": Inp((6,), F64, "ties")})
+op("norm-minus-inf-ties", lambda lib, x: x.norm(-math.inf, dim=0), {"x": Inp((3, 2), F64, "ties")})
+
+
+def _optimizer_trace(lib, make, steps=4):
+    """The parameters after each of ``steps`` optimiser steps on a small quadratic,
+    and the optimiser's state names at the end."""
+    w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    b = lib.tensor(0.25, requires_grad=True)
+    optimizer = make([w, b])
+    trace = []
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = ((w * (step + 1) - 1) ** 2).sum() + (b - 2 * w.sum()) ** 2
+        loss.backward()
+        optimizer.step()
+        trace.append((w.detach().clone(), b.detach().clone()))
+    return {"trace": trace, "state": sorted(optimizer.state[w])}
+
+
+register(
+    "rmsprop-centered",
+    lambda lib, inp: _optimizer_trace(lib, lambda p: lib.optim.RMSprop(p, lr=0.05, centered=True)),
+)
+register(
+    "rmsprop-centered-momentum",
+    lambda lib, inp: _optimizer_trace(
+        lib, lambda p: lib.optim.RMSprop(p, lr=0.02, momentum=0.9, centered=True, weight_decay=0.1)
+    ),
+)
+register(
+    "adam-amsgrad",
+    lambda lib, inp: _optimizer_trace(lib, lambda p: lib.optim.Adam(p, lr=0.1, amsgrad=True)),
+)
+register(
+    "adam-amsgrad-weight-decay",
+    lambda lib, inp: _optimizer_trace(
+        lib,
+        lambda p: lib.optim.Adam(p, lr=0.3, betas=(0.5, 0.9), amsgrad=True, weight_decay=0.01),
+        6,
+    ),
+)
 
 # ----------------------------------------------------------------------------- selections
 
