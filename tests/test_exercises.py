@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import autogradkit as torch
-from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb09
+from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
 
 nbformat = pytest.importorskip("nbformat")
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
@@ -37,6 +37,51 @@ W = torch.tensor([[1.0, 2.0, 0.0], [0.0, -1.0, 3.0]])
 
 def g(x):
     return torch.matmul(W, x).pow(2)
+
+
+class Cube(torch.autograd.Function):
+    """Notebook 8's solution to exercise 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x**2
+
+
+class CubeWithSquaresSlope(Cube):
+    """A wrong backward: the derivative of x² instead of x³."""
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+
+
+class SumAndProduct(torch.autograd.Function):
+    """Notebook 8's solution to exercise 2."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x + y, x * y
+
+    @staticmethod
+    def backward(ctx, grad_sum, grad_product):  # type: ignore[override]  # one per output
+        x, y = ctx.saved_tensors
+        return grad_sum + grad_product * y, grad_sum + grad_product * x
+
+
+class SumAndProductSumOnly(SumAndProduct):
+    """A wrong backward: the product's gradient is forgotten."""
+
+    @staticmethod
+    def backward(ctx, grad_sum, grad_product):  # type: ignore[override]  # one per output
+        return grad_sum, grad_sum
 
 
 def curve(t):
@@ -104,6 +149,9 @@ def cases():
         ("06.2", nb06.check_exercise_2, 2.9999572, 5.1757599, ()),
         ("07.1", nb07.check_exercise_1, 121, 104, ()),
         ("07.2", nb07.check_exercise_2, 2.0799999, 1.72, ()),
+        ("08.1", nb08.check_exercise_1, Cube, CubeWithSquaresSlope, ()),
+        ("08.2", nb08.check_exercise_2, SumAndProduct, SumAndProductSumOnly, ()),
+        ("08.3", nb08.check_exercise_3, 9.0, 6.75, ()),
         ("09.1", nb09.check_exercise_1, curve_derivatives(t0), curve(t0), (curve, t0)),
         ("09.2", nb09.check_exercise_2, (13, 3), (3, 2), ()),
         (
