@@ -673,6 +673,19 @@ class Function:
         return result
 
     @classmethod
+    def in_formula(cls, *args: Any) -> Any:
+        """Use this operation inside another one's backward formula, as PyTorch's
+        formulas call ``tanh_backward``: on NumPy arrays (a plain backward pass) it
+        is ``forward``'s arithmetic and nothing more; on tensors (``create_graph``)
+        it is applied and recorded, so the graph shows PyTorch's node for it."""
+        if any(type(arg) is Tensor for arg in args):
+            return cls.apply(*args)
+        scratch = cls._node_class.__new__(cls._node_class)
+        scratch._to_save = None
+        scratch.needs_input_grad = (False,) * len(args)
+        return cls.forward(scratch, *args)
+
+    @classmethod
     def _in_pytorch_words(cls, arrays: list, error: Exception) -> Exception:
         """The error to raise for a NumPy error in ``forward``: PyTorch's, where
         :meth:`forward_error` knows it, else NumPy's own."""

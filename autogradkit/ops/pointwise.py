@@ -138,7 +138,27 @@ class Sigmoid(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return grad_output * out * (1 - out)
+        return SigmoidBackward.in_formula(grad_output, out)
+
+
+class SigmoidBackward(Elementwise):
+    """Sigmoid's backward as one operation (PyTorch's ``sigmoid_backward``), so that
+    a create_graph pass records it as one node:
+    f(g, y) = g·(1 − y)·y;   ∂f/∂g = (1 − y)·y,   ∂f/∂y = g·(1 − 2y)"""
+
+    node_name = "SigmoidBackwardBackward0"
+    formula = r"f(g, y) = g\,(1 - y)\,y \qquad rac{\partial f}{\partial g} = (1 - y)\,y, \quad rac{\partial f}{\partial y} = g\,(1 - 2y)"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g, y)
+        return g * (1 - y) * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, y = ctx.saved_tensors
+        grad_g = SigmoidBackward.in_formula(grad_output, y)
+        return grad_g, grad_output * g * (-2 * y + 1)  # as PyTorch's formula
 
 
 class Tanh(Elementwise):
@@ -156,7 +176,26 @@ class Tanh(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        return grad_output * (1 - out * out)
+        return TanhBackward.in_formula(grad_output, out)
+
+
+class TanhBackward(Elementwise):
+    """Tanh's backward as one operation (PyTorch's ``tanh_backward``), so that a
+    create_graph pass records it as one node:
+    f(g, y) = g·(1 − y²);   ∂f/∂g = 1 − y²,   ∂f/∂y = −2·g·y"""
+
+    node_name = "TanhBackwardBackward0"
+    formula = r"f(g, y) = g\,(1 - y^2) \qquad rac{\partial f}{\partial g} = 1 - y^2, \quad rac{\partial f}{\partial y} = -2 g y"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g, y)
+        return g * (1 - y * y)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, y = ctx.saved_tensors
+        return TanhBackward.in_formula(grad_output, y), grad_output * (-2 * y * g)
 
 
 class Relu(Elementwise):

@@ -708,16 +708,17 @@ FIRST_DERIVATIVES = {
     "mm": lambda lib, x: x.reshape(1, 3) @ lib.ones(3, 2),
     "dot": lambda lib, x: lib.dot(x, x),
     "frac": lambda lib, x: x.frac(),
+    "sigmoid": lambda lib, x: x.sigmoid(),  # SigmoidBackwardBackward0
+    "tanh": lambda lib, x: x.tanh(),  # TanhBackwardBackward0
+    "silu": lambda lib, x: x * x.sigmoid(),
 }
 # Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
-# function (tanh_backward, sigmoid_backward, threshold_backward,
-# _softmax_backward_data, ...) that is one node of its own; or rsqrt; or t().
+# function (threshold_backward, _softmax_backward_data, ...) that is one node of
+# its own (Function.in_formula would record it, as for tanh and sigmoid); or
+# rsqrt; or t().
 DIFFERENT_GRAPH = {
     "abs": (lambda lib, x: x.abs(), "PyTorch: grad * sgn(x), a graph through x; ours none"),
     "relu": (lambda lib, x: x.relu(), "PyTorch: ThresholdBackwardBackward0; ours no graph"),
-    "sigmoid": (lambda lib, x: x.sigmoid(), "PyTorch: SigmoidBackwardBackward0"),
-    "tanh": (lambda lib, x: x.tanh(), "PyTorch: TanhBackwardBackward0"),
-    "silu": (lambda lib, x: x * x.sigmoid(), "PyTorch: SigmoidBackwardBackward0"),
     "softmax": (lambda lib, x: x.softmax(0), "PyTorch: SoftmaxBackwardDataBackward0"),
     "log_softmax": (
         lambda lib, x: x.log_softmax(0),
