@@ -102,7 +102,16 @@ class Conversions(TensorBase):
         return self
 
     def contiguous(self) -> Tensor:
-        return self
+        """This tensor when its elements lie in row-major order in memory, else a
+        row-major copy (a transpose or strided slice is not contiguous)."""
+        return ops.shape.contiguous(self)
+
+    def is_contiguous(self) -> builtins.bool:
+        return builtins.bool(self._data.flags.c_contiguous)
+
+    def data_ptr(self) -> int:
+        """The address of the first element (views of one tensor share its memory)."""
+        return int(self._data.__array_interface__["data"][0])
 
     def __bool__(self) -> builtins.bool:
         if self._data.size != 1:

@@ -36,23 +36,20 @@ class InplaceMethods(TensorBase):
 
     # -- the machinery -------------------------------------------------------------------
     def _check_inplace(self, other=None) -> None:
+        """PyTorch's refusals of an in-place operation that would be recorded."""
         if not grad_mode._state.enabled:
             return
-        base = self._base
-        if base is not None and (
-            base._requires_grad
-            or self._requires_grad
-            or (isinstance(other, TensorBase) and other._requires_grad)
-        ):
-            if base.grad_fn is None and base._requires_grad:
-                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
-            raise NotImplementedError(
-                "autogradkit does not record in-place operations on a view of a tensor that is "
-                "part of a graph (PyTorch rebases the base's history through a CopySlices node). "
-                "Compute the new values out of place instead (e.g. c = c * mask), or clone() first."
-            )
-        if self.grad_fn is None and self._requires_grad:
+        other_requires = isinstance(other, TensorBase) and other._requires_grad
+        if self._view is not None and (self.requires_grad or other_requires):
+            autograd.views.check_inplace(self)
+        if self._requires_grad and self.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MESSAGE)
+
+    def _records_inplace(self, other=None) -> bool:
+        """Will an in-place operation on this tensor (with ``other``) be recorded?"""
+        if not grad_mode._state.enabled:
+            return False
+        return self.requires_grad or (isinstance(other, TensorBase) and other._requires_grad)
 
     def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> Self:
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
@@ -63,18 +60,13 @@ class InplaceMethods(TensorBase):
         forward_ad, tangent = autograd.forward_ad, None
         if forward_ad.state.level is not None:  # forward mode: the tangent changes too
             tangent = forward_ad.inplace_tangent(self, out_of_place, other)
-        other_requires = isinstance(other, TensorBase) and other._requires_grad
-        if grad_mode._state.enabled and (self._requires_grad or other_requires):
-            before = self._make(self._data.copy(), grad_fn=self.grad_fn)
-            before._output_nr = self._output_nr
-            before._requires_grad = self._requires_grad
-            result = out_of_place(before, other) if other is not None else out_of_place(before)
-            _store_inplace(self, result._data)
-            self._rebase_history(result.grad_fn)
+        if self._records_inplace(other):
+            self._record_inplace(out_of_place, other)
         else:
             other_data = other._data if isinstance(other, TensorBase) else other
             if other is not None:
                 _check_inplace_operand(self._data, other_data)
+                _check_no_partial_overlap(self._data, other_data)
                 silently(numpy_inplace, self._data, other_data)  # as PyTorch: no warnings
             else:
                 numpy_inplace(self._data)
@@ -82,6 +74,18 @@ class InplaceMethods(TensorBase):
         if tangent is not None:
             forward_ad.set_tangent(self, tangent)
         return self
+
+    def _record_inplace(self, out_of_place: Callable, other=None) -> None:
+        """Run ``out_of_place`` on a copy of this tensor that carries its history, and
+        take the result's values and history (a view hands it to its base)."""
+        before = self._make(self._data.copy(), grad_fn=self.grad_fn)
+        before._output_nr = self._output_nr
+        before._requires_grad = self._requires_grad
+        result = out_of_place(before, other) if other is not None else out_of_place(before)
+        if isinstance(other, TensorBase):
+            _check_no_partial_overlap(self._data, other._data)
+        _store_inplace(self, result._data)
+        self._rebase_history(result._grad_fn)
 
     def add_(self, other, *, alpha=1) -> Self:
         """In place: ``self += alpha * other``."""
@@ -122,15 +126,24 @@ class InplaceMethods(TensorBase):
 
     def fill_(self, value) -> Self:
         """In place: set every element to ``value``."""
-        self._check_inplace()
-        self._data[...] = value._data if isinstance(value, TensorBase) else value
+        if isinstance(value, TensorBase) and value._data.ndim != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        _check_writable(self._data)
+        self._check_inplace(value)
+        if self._records_inplace(value):
+            self._record_inplace(ops.shape.fill, value)
+        else:
+            self._data[...] = value._data if isinstance(value, TensorBase) else value
         self._version_counter[0] += 1
         _write_tangent(self, ..., value)
         return self
 
     def copy_(self, source: Tensor) -> Self:
-        """In place: copy ``source``'s values into this tensor."""
-        self._check_inplace()
+        """In place: copy ``source``'s values into this tensor (broadcast to its
+        shape, converted to its dtype)."""
         _check_writable(self._data)
         values = source._data if isinstance(source, TensorBase) else np.asarray(source)
         try:
@@ -142,7 +155,15 @@ class InplaceMethods(TensorBase):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(values.shape, self._data.shape))}"
             )
-        self._data[...] = values
+        self._check_inplace(source)
+        if isinstance(source, TensorBase):
+            _check_no_partial_overlap(self._data, values)
+        if self._records_inplace(source):
+            if not isinstance(source, TensorBase):
+                source = self._make(values)
+            self._record_inplace(ops.shape.copy_from, source)
+        else:
+            self._data[...] = values
         self._version_counter[0] += 1
         _write_tangent(self, ..., source)
         return self
@@ -160,19 +181,24 @@ class InplaceMethods(TensorBase):
         return self.div_(other)
 
     def __setitem__(self, key, value) -> None:
+        key = ops.shape.normalize_key(key)
+        if self._records_inplace(value) and ops.shape.is_basic(key):
+            # As PyTorch does: copy_ into the view self[key] (recorded as CopySlices).
+            source = value if isinstance(value, TensorBase) else self._make(np.asarray(value))
+            ops.shape.getitem(self, key).copy_(source)
+            return
         if grad_mode._state.enabled:
             if self.grad_fn is None and self._requires_grad:
                 # x[i] = v writes through the view x[i] of the leaf x.
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
             self._check_inplace(value)
-        value_requires = isinstance(value, TensorBase) and value._requires_grad
-        if (self._requires_grad or value_requires) and grad_mode._state.enabled:
+        if self._records_inplace(value):
             raise NotImplementedError(
-                "autogradkit does not record item assignment on tensors that require grad; "
-                "build the tensor with torch.stack/torch.cat instead, or assign under torch.no_grad()"
+                "autogradkit does not record assignment through index tensors (PyTorch's "
+                "index_put_) on tensors that require grad; use torch.where, or assign under "
+                "torch.no_grad()"
             )
         _check_writable(self._data)
-        key = ops.shape.normalize_key(key)
         values = value._data if isinstance(value, TensorBase) else value
         try:
             self._data[key] = values
@@ -257,6 +283,24 @@ def _check_writable(data: np.ndarray) -> None:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             "a single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _check_no_partial_overlap(data: np.ndarray, other: np.ndarray) -> None:
+    """Reading from some of the elements being written (``x.add_(x[0])``, a view of
+    x) is refused, as in PyTorch; the very same elements (``x.add_(x)``) are fine."""
+    if type(other) is not np.ndarray or other is data or not np.may_share_memory(data, other):
+        return
+    same = (
+        other.shape == data.shape
+        and other.strides == data.strides
+        and other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
+    )
+    if not same:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation."
         )
 
 

@@ -174,6 +174,12 @@ class MathMethods(TensorBase):
     def clone(self):
         return ops.shape.clone(self)
 
+    def narrow(self, dim: int, start: int, length: int):
+        return ops.shape.narrow(self, dim, start, length)
+
+    def select(self, dim: int, index: int):
+        return ops.shape.select(self, dim, index)
+
     # -- elementary functions -------------------------------------------------------
     def sin(self):
         return ops.elementary.sin(self)

@@ -17,6 +17,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .autograd.function import Node
+    from .autograd.views import ViewInfo
     from .tensor import Tensor
 
 
@@ -28,11 +29,20 @@ class TensorBase:
     if TYPE_CHECKING:
         _data: np.ndarray
         _requires_grad: bool
-        grad_fn: Node | None
+        _grad_fn: Node | None
         _output_nr: int
         _version_counter: list[int]
         _retains_grad: bool
-        _base: Tensor | None
+        _view: ViewInfo | None
+
+        @property
+        def grad_fn(self) -> Node | None: ...
+
+        @property
+        def requires_grad(self) -> bool: ...
+
+        @property
+        def _base(self) -> Tensor | None: ...
 
         @staticmethod
         def _make(data: np.ndarray, grad_fn: Node | None = None) -> Tensor: ...

@@ -48,6 +48,7 @@ from ._operators import Operators
 
 if TYPE_CHECKING:
     from .autograd.function import AccumulateGrad, Node
+    from .autograd.views import ViewInfo
 
 __all__ = ["Tensor", "Size"]
 
@@ -101,27 +102,27 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
     __slots__ = (
         "_data",
         "_requires_grad",
-        "grad_fn",
+        "_grad_fn",
         "_output_nr",
         "_grad",
         "_version_counter",
         "_retains_grad",
         "_accumulator",
         "_hooks",
-        "_base",
+        "_view",
         "__weakref__",
     )
     # The slots' types (the class body defines methods named bool and float, hence builtins.bool).
     _data: np.ndarray
     _requires_grad: builtins.bool
-    grad_fn: Node | None
+    _grad_fn: Node | None  # read through the grad_fn property (a view's may need regenerating)
     _output_nr: int  # which output of grad_fn this tensor is (split's pieces: 0, 1, ...)
     _grad: Tensor | None
     _version_counter: list[int]  # shared by a tensor and its views; bumped by in-place ops
     _retains_grad: builtins.bool
     _accumulator: AccumulateGrad | None  # a leaf's node, made on first use
     _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's hooks
-    _base: Tensor | None  # the tensor this one is a view of
+    _view: ViewInfo | None  # for a view: its base and how to regenerate it (autograd/views.py)
 
     def __init__(self, *args: Any) -> None:
         # ``torch.Tensor(2, 3)`` (uninitialised floats) and ``torch.Tensor([1, 2])``.
@@ -143,14 +144,14 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         t = _new_tensor(Tensor)
         t._data = data
         t._requires_grad = grad_fn is not None
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t._output_nr = 0
         t._grad = None
         t._version_counter = [0]
         t._retains_grad = False
         t._accumulator = None
         t._hooks = None
-        t._base = None
+        t._view = None
         return t
 
     def _grad_accumulator(self):
@@ -165,28 +166,53 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     def _rebase_history(self, grad_fn: Node) -> None:
         """Make ``grad_fn`` this tensor's history: an in-place operation recorded out of
-        place hands its node to the tensor it modified (PyTorch's ``rebase_history``)."""
-        if self._retains_grad and self.grad_fn is not None:
-            # retain_grad() follows the tensor to its new history (as in PyTorch).
-            self.grad_fn._retained = None
-            grad_fn._retained = weakref.ref(self)
-            grad_fn._hooked = True
-        self.grad_fn, self._output_nr = grad_fn, 0
+        place hands its node to the tensor it modified (PyTorch's ``rebase_history``).
+        For a view, the history rewritten is its base's (``CopySlices``; see
+        ``autograd/views.py``)."""
         # The node's output is this tensor now: gradients for it take its dtype.
         grad_fn.input_metadata = ((self._data.shape, self._data.dtype),)
+        if self._view is not None:
+            autograd.views.rebase_history(self, grad_fn)
+            return
+        if self._retains_grad and self._grad_fn is not None:
+            # retain_grad() follows the tensor to its new history (as in PyTorch).
+            self._grad_fn._retained = None
+            grad_fn._retained = weakref.ref(self)
+            grad_fn._hooked = True
+        self._grad_fn, self._output_nr = grad_fn, 0
         self._requires_grad = True
 
     # -- autograd attributes --------------------------------------------------
     @property
+    def grad_fn(self) -> Node | None:
+        """The backward node of the operation that made this tensor (None for a leaf).
+        A view's is regenerated from its base after an in-place change to either
+        (see ``autograd/views.py``)."""
+        if self._view is not None:
+            autograd.views.refresh(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        self._grad_fn = node
+
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor whose memory this view shares (None when not a view)."""
+        return None if self._view is None else self._view.base
+
+    @property
     def requires_grad(self) -> bool:
-        """Whether operations on this tensor are recorded for backward."""
-        return self._requires_grad
+        """Whether operations on this tensor are recorded for backward (a view's
+        follows its base's, as in PyTorch)."""
+        return self._requires_grad or (self._view is not None and self._view.base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if value and self.grad_fn is None and self._data.dtype.kind != "f":
+        # Leaves as PyTorch's C++ is_leaf() tells them: by the node as it is.
+        if value and self._grad_fn is None and self._data.dtype.kind != "f":
             raise RuntimeError(FLOAT_ONLY_MESSAGE)  # the setter words it as the factories do
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             # Unlike requires_grad_(True), the attribute refuses even the value it has.
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables."
@@ -209,7 +235,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{type(requires_grad).__name__}"
             )
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:  # the node as it is, as PyTorch's C++ is_leaf() reads it
             if requires_grad:
                 return self
             raise RuntimeError(NON_LEAF_REQUIRES_GRAD_MESSAGE)
@@ -236,7 +262,8 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
     def grad(self) -> Tensor | None:
         """The gradient accumulated by backward passes (leaves, and ``retain_grad()``
         tensors); None until the first one. Reading it on another non-leaf warns."""
-        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+        # The node as it is, not regenerated (PyTorch's C++ is_leaf() does the same).
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -274,13 +301,15 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     def retain_grad(self) -> None:
         """Ask backward to fill ``.grad`` of this non-leaf tensor too."""
-        if self.grad_fn is None:
-            if not self._requires_grad:
+        # A leaf as PyTorch's C++ is_leaf() tells it: by the node as it is.
+        if self._grad_fn is None:
+            if not self.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        if not self._retains_grad:
+        node = self.grad_fn  # a view's, regenerated if stale
+        if not self._retains_grad and node is not None:
             self._retains_grad = True
-            self.grad_fn._retain(self)
+            node._retain(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]):
         """Call ``hook(grad)`` whenever a gradient for this tensor is computed; if it
@@ -288,7 +317,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
         Returns a handle whose ``remove()`` unregisters the hook.
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             hooks = self.grad_fn._tensor_hooks(self._output_nr)
@@ -334,7 +363,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         return t
 
     def detach_(self) -> Tensor:
-        self.grad_fn = None
+        self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
         return self
@@ -429,13 +458,18 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         from ._parameter_marks import is_marked
         from ._tensor_str import format_tensor
 
-        grad_fn_name = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        try:
+            grad_fn = self.grad_fn
+        except RuntimeError:  # a history that cannot be regenerated (PyTorch prints this too)
+            grad_fn_name: str | None = "Invalid"
+        else:
+            grad_fn_name = type(grad_fn).__name__ if grad_fn is not None else None
         forward_ad = autograd.forward_ad
         tangent = forward_ad.tangent_of(self) if forward_ad.state.level is not None else None
         text = format_tensor(
             self._data,
             dtype_name=self._data.dtype.name,
-            requires_grad=self._requires_grad,
+            requires_grad=self.requires_grad,
             grad_fn_name=grad_fn_name,
             tangent=None if tangent is None else f"{tangent}",
         )

@@ -8,9 +8,10 @@ checks that each pair of tensors agrees: values, ``requires_grad``, ``is_leaf``,
 ``grad_fn`` name, ``.grad`` and version counter. Every step that fails in one
 library must fail in the other with the same error type and message.
 
-In-place operations through views of graph tensors are kept out of the machine:
-PyTorch rebases the base's history (CopySlices), autogradkit refuses with a clear
-error. The tests at the end pin that down, and the other view rules.
+Views are in the machine (indexing gives views that share memory and version
+counter with their base, under grad mode and no_grad alike); in-place operations
+on tensors that have views are not yet (see the inplace rule). The tests at the
+end and tests/differential/test_views_vs_torch.py pin down the view rules.
 """
 
 from __future__ import annotations
@@ -65,8 +66,22 @@ def _normalise(message: str) -> str:
     return message.replace("autogradkit", "torch")
 
 
+def _is_leaf(t):
+    """``t.is_leaf``, or the message of the RuntimeError reading it raises."""
+    try:
+        return t.is_leaf
+    except RuntimeError as error:
+        return _normalise(str(error))
+
+
 def _grad_fn_name(t) -> str | None:
-    return None if t.grad_fn is None else re.sub(r"^torch::autograd::", "", t.grad_fn.name())
+    """The name of ``t.grad_fn``, or the error reading it raises (PyTorch refuses to
+    regenerate the history of a view made under no_grad whose base changed)."""
+    try:
+        node = t.grad_fn
+    except RuntimeError as error:
+        return _normalise(str(error))
+    return None if node is None else re.sub(r"^\w+::autograd::", "", node.name())
 
 
 # Index keys: (key, is a view in PyTorch).
@@ -204,26 +219,16 @@ class AutogradPair(RuleBasedStateMachine):
     def matmul(self, a, b):
         assume(_matmul_fits(tuple(a.ours.shape), tuple(b.ours.shape)))
         results = self._both(lambda lib: a.side(lib) @ b.side(lib))
-        family = self._new_family()
-        if results is not None and results[0]._base is not None:
-            # vector @ matrix is a squeeze of a matrix product in both libraries: a
-            # view, so in-place changes to it are out of scope here (see the end).
-            self.families_with_views.add(family)
-        return self._add(results, family, f"({a.label} @ {b.label})")
+        return self._add(results, self._new_family(), f"({a.label} @ {b.label})")
 
     @rule(target=derived, x=st.one_of(leaves, derived), data=st.data())
     def index(self, x, data):
         key, is_view = data.draw(st.sampled_from(_index_keys(tuple(x.ours.shape))))
-        # Under no_grad PyTorch makes a view of a tensor that requires grad a leaf
-        # that requires grad (a limitation here; see the end).
-        assume(self.grad_enabled or not is_view or not x.ours.requires_grad)
         results = self._both(lambda lib: x.side(lib)[key])
+        # A view shares storage (and the version counter) with x in both libraries.
+        family = x.family if is_view else self._new_family()
         if is_view:
-            # Shares storage (and the version counter) with x in both libraries.
-            self.families_with_views.add(x.family)
-            family = x.family
-        else:
-            family = self._new_family()
+            self.families_with_views.add(family)
         return self._add(results, family, f"{x.label}[{key!r}]")
 
     @rule(target=leaves, x=st.one_of(leaves, derived))
@@ -234,7 +239,9 @@ class AutogradPair(RuleBasedStateMachine):
     # -- rules: autograd state ----------------------------------------------------------
     @rule(x=st.one_of(leaves, derived), flag=st.booleans())
     def set_requires_grad(self, x, flag):
-        # In PyTorch a view follows its base's requires_grad (a limitation here; see the end).
+        # Known difference: requires_grad_ on tensors sharing memory with views, mixed
+        # with detach() and retain_grad(), still finds requires_grad flags that differ
+        # from PyTorch's (no gradient differs); kept out of the machine for now.
         assume(x.family not in self.families_with_views)
         self._both(lambda lib: x.side(lib).requires_grad_(flag) and None)
 
@@ -252,7 +259,10 @@ class AutogradPair(RuleBasedStateMachine):
         data=st.data(),
     )
     def inplace(self, x, op, data):
-        # In-place through views of graph tensors: see the tests at the end.
+        # Known gap: random mixes of in-place changes through views with detach(),
+        # retain_grad() and no_grad still find differences in flags or error order
+        # (no wrong gradient seen); in-place through views is tested by the programs
+        # in tests/differential/test_views_vs_torch.py and the tests at the end.
         assume(x.family not in self.families_with_views)
         if op == "zero_":
             self._both(lambda lib: x.side(lib).zero_() and None)
@@ -297,11 +307,10 @@ class AutogradPair(RuleBasedStateMachine):
                     err_msg=where,
                 )
                 assert ours.requires_grad == theirs.requires_grad, where
-                assert ours.is_leaf == theirs.is_leaf, where
+                assert _is_leaf(ours) == _is_leaf(theirs), where
                 assert _grad_fn_name(ours) == _grad_fn_name(theirs), where
                 assert ours.retains_grad == theirs.retains_grad, where
-                if pair.family not in self.families_with_views:
-                    assert ours._version == theirs._version, where
+                assert ours._version == theirs._version, where
                 g_ours, g_theirs = ours.grad, theirs.grad
                 assert (g_ours is None) == (g_theirs is None), where
                 if g_ours is not None:
@@ -357,16 +366,31 @@ def test_inplace_on_view_of_leaf_is_refused():
             a[0].add_(1)
 
 
-def test_inplace_on_view_of_a_graph_tensor_is_refused_not_miscomputed():
-    """PyTorch rebases the base's history through a CopySlices node; autogradkit does
-    not implement that, and says so rather than compute a wrong gradient."""
-    a = ak.ones(2, 3, dtype=ak.float64, requires_grad=True)
-    c = a * 2
-    with pytest.raises(NotImplementedError, match="view of a tensor that is part of a graph"):
+def test_inplace_on_view_of_a_graph_tensor_rebases_the_base():
+    """PyTorch rebases the base's history through a CopySlices node; so does
+    autogradkit, with the same graph and gradients."""
+    results = []
+    for lib in LIBS:
+        a = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([0.5, -2.0], dtype=lib.float64, requires_grad=True)
+        c = a * 2
         c[0].mul_(5)
+        c[:, 1].add_(x)
+        (c * c).sum().backward()
+        names = (
+            _grad_fn_name(c),
+            _grad_fn_name(c[0]),
+            type(c.grad_fn.next_functions[0][0]).__name__,
+        )
+        results.append((names, a.grad.numpy(), x.grad.numpy(), c.detach().numpy()))
+    (names_ak, *ours), (names_torch, *theirs) = results
+    assert names_ak == names_torch == ("CopySlices", "SelectBackward0", "CopySlices")
+    for mine, expected in zip(ours, theirs):
+        np.testing.assert_array_equal(mine, expected)
+    before = c.detach().numpy()[0].copy()
     with ak.no_grad():
         c[0].mul_(5)  # outside the graph it is ordinary NumPy
-    assert c.detach().numpy()[0].tolist() == [10.0, 10.0, 10.0]
+    np.testing.assert_array_equal(c.detach().numpy()[0], before * 5)
 
 
 def test_modifying_the_base_of_a_saved_view_is_detected():
@@ -391,13 +415,6 @@ def test_a_view_shares_its_base_and_version_counter():
     assert a[[0, 1]]._base is None  # advanced indexing copies
 
 
-LIMITATION_VIEW_REQUIRES_GRAD = (
-    "known limitation: an autogradkit view keeps the requires_grad it was created with; "
-    "PyTorch re-derives a view's requires_grad and grad_fn from its base"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LIMITATION_VIEW_REQUIRES_GRAD)
 def test_view_follows_its_base_requires_grad():
     flags = []
     for lib in LIBS:
@@ -405,10 +422,9 @@ def test_view_follows_its_base_requires_grad():
         v = x[1:]
         x.requires_grad_(True)
         flags.append(v.requires_grad)
-    assert flags[0] == flags[1]  # torch: True; autogradkit: False
+    assert flags[0] == flags[1] == True  # noqa: E712 - the flag itself
 
 
-@pytest.mark.xfail(strict=True, reason=LIMITATION_VIEW_REQUIRES_GRAD)
 def test_view_made_under_no_grad_keeps_requires_grad():
     flags = []
     for lib in LIBS:
@@ -416,7 +432,7 @@ def test_view_made_under_no_grad_keeps_requires_grad():
         with lib.no_grad():
             v = x[1:]
         flags.append((v.requires_grad, v.is_leaf))
-    assert flags[0] == flags[1]  # torch: (True, True); autogradkit: (False, True)
+    assert flags[0] == flags[1] == (True, True)
 
 
 def test_scalar_parameter_accumulates_twice():

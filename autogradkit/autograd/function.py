@@ -595,7 +595,7 @@ class Function:
     # the operation has no such overload.
     scalar_node_name: str | None = None
     # Operations whose result shares its first input's memory (reshape, transpose,
-    # indexing with ints and slices, ...) set this; see _link_view.
+    # indexing with ints and slices, ...) set this; see views.link_view.
     creates_view: bool = False
     _node_class: type[Node]
     _scalar_node_class: type[Node]
@@ -667,7 +667,7 @@ class Function:
         if record:
             _record(ctx, args, out, result, cls.scalars_are_inputs)
         if cls.creates_view:
-            _link_view(result, args[0])
+            _views.link_view(result, args[0], cls, ctx, args[1:])
         if _forward_ad.state.level is not None:  # forward mode: carry the tangent along
             _forward_ad.push_tangent(cls, args, arrays, ctx, result)
         return result
@@ -847,7 +847,7 @@ class MultiOutputFunction(Function):
                 result._output_nr = output_nr
         if cls.creates_view:
             for result in results:
-                _link_view(result, args[0])
+                _views.link_view(result, args[0], cls, ctx, args[1:], multi_output=True)
         if _forward_ad.state.level is not None:
             _push_piece_tangents(cls, args, results)
         return results
@@ -893,7 +893,7 @@ def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, boo
         if type(arg) is Tensor:
             if arg._requires_grad:
                 # gradient_edge(arg), written out: this runs for every input of every op.
-                node = arg.grad_fn
+                node = arg._grad_fn  # a view's was brought up to date by _unwrap
                 edges.append(
                     _new_tuple(
                         Edge, (node, arg._output_nr) if node else (arg._grad_accumulator(), 0)
@@ -902,6 +902,9 @@ def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, boo
             else:
                 edges.append(NO_EDGE)
                 untracked = True
+                if arg._view is not None:
+                    # It requires grad only through its base: no gradient flows to it.
+                    ctx.needs_input_grad = _views.without(arg, args, ctx.needs_input_grad)
         elif scalars_are_inputs and isinstance(arg, (int, float)):
             if _formula.recording and ctx._function.scalar_node_name:
                 # A constant of a backward formula: PyTorch's formulas (C++) call
@@ -979,7 +982,12 @@ def _unwrap(args: tuple) -> tuple[list, tuple[bool, ...]]:
     for arg in args:
         if type(arg) is Tensor:
             arrays.append(arg._data)
-            needs.append(arg._requires_grad)
+            if arg._view is None:
+                needs.append(arg._requires_grad)
+            else:
+                if grad_mode._state.enabled:  # about to be recorded: its grad_fn may be stale
+                    _views.refresh(arg)
+                needs.append(arg.requires_grad)  # a view follows its base
         else:
             arrays.append(arg)
             needs.append(False)
@@ -1016,18 +1024,6 @@ def _scalar_as_array(ctx: Node, scalar: Any) -> np.ndarray:
 
 
 _CONSTANT_SOURCE = (None, 0, "constant", None)
-
-
-def _link_view(view, source) -> None:
-    """Make ``view`` (the result of a view operation on ``source``) a view in
-    PyTorch's sense when NumPy gave it ``source``'s memory: it remembers its base and
-    shares the base's version counter, so an in-place change through either is seen
-    by everything that saved the other."""
-    data, source_data = view._data, source._data
-    owner = source_data if source_data.base is None else source_data.base
-    if data.base is not None and data.base is owner:
-        view._base = source._base if source._base is not None else source
-        view._version_counter = source._version_counter
 
 
 def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple[tuple, bool]:
@@ -1072,3 +1068,7 @@ def once_differentiable(fn: Callable) -> Callable:
         return result
 
     return wrapper
+
+
+# Imported last: views.py builds on the classes above.
+from . import views as _views  # noqa: E402

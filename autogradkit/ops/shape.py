@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import dtype as DType
-from ..autograd.function import Linear
+from ..autograd.function import Function, Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
 
@@ -31,6 +31,9 @@ __all__ = [
     "squeeze",
     "expand",
     "clone",
+    "contiguous",
+    "narrow",
+    "select",
     "getitem",
     "stack",
     "cat",
@@ -86,10 +89,19 @@ class View(Linear):
 
 
 class UnsafeView(View):
-    """Like View; PyTorch names the node this way where ``matmul`` folds batch
-    dimensions back out of a matrix product."""
+    """Like View, on a fresh copy (so not a view of anything); PyTorch names the
+    node this way where ``matmul`` folds batch dimensions back out of a matrix
+    product, and where ``reshape`` has to copy."""
 
     node_name = "UnsafeViewBackward0"
+    creates_view = False
+
+
+class ReshapeAlias(View):
+    """Like View; PyTorch names the node this way when ``reshape`` views a tensor
+    that is not contiguous (``x[::2].reshape(-1)``)."""
+
+    node_name = "ReshapeAliasBackward0"
 
 
 class T(Linear):
@@ -186,6 +198,7 @@ class SqueezeInplace(Squeeze):
     it SqueezeBackward4 (the in-place ``squeeze_`` variant)."""
 
     node_name = "SqueezeBackward4"
+    creates_view = False  # squeeze_ changes the product itself: no view of it
 
 
 class Expand(Linear):
@@ -212,12 +225,91 @@ class Clone(Linear):
     formula = r"f(x) = x \qquad \frac{\partial f}{\partial x} = 1"
 
     @staticmethod
-    def forward(ctx, x):
-        return x.copy()
+    def forward(ctx, x, order="K"):
+        # "K" keeps x's memory layout (PyTorch's clone preserves strides);
+        # contiguous() asks for "C".
+        return x.copy(order=order)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output
+        return grad_output, None
+
+
+def _zeros_like(grad):
+    """A zero gradient shaped like ``grad`` (recorded when ``grad`` is a tensor)."""
+    return grad * 0 if isinstance(grad, Tensor) else np.zeros_like(grad)
+
+
+class Fill(Function):
+    """f(x) = c everywhere (what ``x.fill_(c)`` records for a number c);   ∂f/∂x = 0"""
+
+    node_name = "FillBackward2"
+    formula = r"f(x) = c \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _zeros_like(grad_output), None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return np.zeros_like(ctx.result)
+
+
+class FillWithTensor(Linear):
+    """f(x, v) = v everywhere (``x.fill_(v)`` for a 0-d tensor v);   ∂f/∂x = 0,
+    ∂ℓ/∂v = the sum of G"""
+
+    node_name = "FillBackward3"
+    formula = r"f(x, v) = v \qquad \frac{\partial \ell}{\partial x} = 0, \quad \frac{\partial \ell}{\partial v} = \textstyle\sum G"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _zeros_like(grad_output), grad_output.sum()
+
+
+class Copy(Linear):
+    """f(x, s) = s broadcast to x's shape, in x's dtype (what ``x.copy_(s)``
+    records);   ∂f/∂x = 0, ∂ℓ/∂s = G summed back to s's shape, in s's dtype"""
+
+    node_name = "CopyBackwards"
+    formula = r"f(x, s) = s \qquad \frac{\partial \ell}{\partial x} = 0, \quad \frac{\partial \ell}{\partial s} = G"
+
+    @staticmethod
+    def forward(ctx, x, source):
+        return np.broadcast_to(source, x.shape).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # The engine sums G back to s's shape and casts it to s's dtype.
+        return _zeros_like(grad_output), grad_output
+
+
+def _copy_backwards_name(node) -> str:
+    # PyTorch's C++ node class: torch::autograd::CopyBackwards.
+    return "autogradkit::autograd::CopyBackwards"
+
+
+Copy._node_class.name = _copy_backwards_name  # type: ignore[method-assign,assignment]
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """Out of place ``input.fill_(value)``: what the in-place form records."""
+    if isinstance(value, Tensor):
+        return FillWithTensor.apply(input, value)
+    return Fill.apply(input, value)
+
+
+def copy_from(input: Tensor, source: Tensor) -> Tensor:
+    """Out of place ``input.copy_(source)``: what the in-place form records."""
+    return Copy.apply(input, source)
 
 
 class ToCopy(Linear):
@@ -246,7 +338,7 @@ def scatter_into_zeros(grad, key, shape):
     if isinstance(grad, Tensor):
         return IndexPut.apply(grad, key, shape)
     out = np.zeros(shape, dtype=grad.dtype)
-    if _is_basic(key):
+    if is_basic(key):
         out[key] = grad
     else:
         np.add.at(out, key, grad)
@@ -280,7 +372,9 @@ class Select(Linear):
     @staticmethod
     def forward(ctx, x, key):
         ctx.key, ctx.shape = key, x.shape
-        return x[key]
+        # The trailing ... makes NumPy give a 0-d view, not a copied scalar, when
+        # the integers pick a single element: x[0] shares x's memory.
+        return x[key + (Ellipsis,)]
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -299,6 +393,11 @@ class Alias(Select):
 
     node_name = "AliasBackward0"
 
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.key, ctx.shape = key, x.shape
+        return x[...]
+
 
 class Index(Select):
     """f(x) = x[indices] with integer or boolean tensors (advanced indexing);
@@ -313,7 +412,8 @@ class Index(Select):
         # pass through a freed graph fails here as it does there.
         parts = key if isinstance(key, tuple) else (key,)
         ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
-        return Select.forward(ctx, x, key)
+        ctx.key, ctx.shape = key, x.shape
+        return x[key]
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -366,15 +466,74 @@ class Cat(Linear):
 # -- public functions -----------------------------------------------------------------
 
 
+def _can_view(data: np.ndarray, shape: tuple) -> bool:
+    """Can ``data``'s memory be read in ``shape`` without copying? Always for a
+    contiguous tensor; for others (a transpose, a strided slice) NumPy's rule is
+    PyTorch's (no dimension of the new shape may span two strided runs)."""
+    if data.flags.c_contiguous:
+        return True
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def reshape(input: Tensor, *shape) -> Tensor:
-    """The same elements in a new shape (one dimension may be -1: inferred)."""
-    shape = _infer_shape(_shape_arg(shape), input._data.size)
-    return View.apply(input, shape)
+    """The same elements in a new shape (one dimension may be -1: inferred): a
+    view when the memory allows it, else a copy, recorded as PyTorch records them
+    (ViewBackward0; ReshapeAliasBackward0 for a view of a non-contiguous tensor;
+    CloneBackward0 then UnsafeViewBackward0 for a copy)."""
+    data = input._data
+    shape = _infer_shape(_shape_arg(shape), data.size)
+    if data.flags.c_contiguous:
+        return View.apply(input, shape)
+    if _can_view(data, shape):
+        return ReshapeAlias.apply(input, shape)
+    return UnsafeView.apply(Clone.apply(input, "C"), shape)
 
 
 def view(input: Tensor, *shape) -> Tensor:
-    """Like :func:`reshape` (autogradkit tensors are always contiguous)."""
-    return reshape(input, *shape)
+    """The same memory read in a new shape; PyTorch's error when the tensor's
+    layout does not allow it (use :func:`reshape` then)."""
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    if not _can_view(input._data, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return View.apply(input, shape)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """``input`` itself when its elements are in row-major order in memory, else a
+    row-major copy (CloneBackward0)."""
+    if input._data.flags.c_contiguous:
+        return input
+    return Clone.apply(input, "C")
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The view of ``length`` elements along ``dim`` from ``start`` (SliceBackward0)."""
+    dim = _wrap_dim(dim, input.ndim)
+    size = input._data.shape[dim]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return Slice.apply(input, (slice(None),) * dim + (slice(start, start + length),))
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The view at ``index`` along ``dim``, that dimension removed (SelectBackward0)."""
+    dim = _wrap_dim(dim, input.ndim)
+    size = input._data.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} "
+            f"at dimension {dim}"
+        )
+    return Select.apply(input, (slice(None),) * dim + (int(index),))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -487,7 +646,7 @@ def to_dtype(input: Tensor, dtype: DType) -> Tensor:
     return ToCopy.apply(input, dtype.numpy)
 
 
-def _is_basic(key) -> bool:
+def is_basic(key) -> bool:
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice)) for p in parts)
 
@@ -589,7 +748,7 @@ def getitem(input: Tensor, key) -> Tensor:
     ``SelectBackward0``, a slice a ``SliceBackward0``, ``None`` an unsqueeze, and
     tensors or lists of indices one ``IndexBackward0``."""
     key = normalize_key(key)
-    if not _is_basic(key):
+    if not is_basic(key):
         return _advanced_getitem(input, key)
     parts = _basic_parts(key, input._data.ndim)
     # Apply the parts one dimension at a time, as PyTorch does, so the graph shows

@@ -74,6 +74,7 @@ PROGRAM_MODULES = (
     "test_curriculum_vs_torch",
     "test_edges_vs_torch",
     "test_material_vs_torch",
+    "test_views_vs_torch",
 )
 
 

@@ -87,6 +87,16 @@ def one_output_unused():
     return (s * 2).sum() + rest.sum(), {"x": x}, None
 
 
+def inplace_through_views():
+    a = torch.tensor([[1.0, -2.0, 0.5], [0.25, 1.5, -1.0]], requires_grad=True)
+    x = torch.tensor([0.5, 2.0], requires_grad=True)
+    c = a * 2
+    r = c[1]  # regenerated as AsStridedBackward0 after the changes below
+    c[0].mul_(3)  # c's history becomes CopySlices
+    c[:, 1].add_(x)
+    return (c * c).sum() + (r * r).sum(), {"a": a, "x": x}, None
+
+
 GRAPHS = [
     tutorial,
     fan_out,
@@ -95,6 +105,7 @@ GRAPHS = [
     dynamic_control_flow,
     several_outputs,
     one_output_unused,
+    inplace_through_views,
 ]
 
 

@@ -1,0 +1,375 @@
+"""Views against PyTorch: memory, version counters and in-place changes through them.
+
+A view (``x[0]``, ``x[:, 1]``, ``x.t()``, ``x.view(6)``, ``x.unsqueeze(0)``, …)
+shares its base's memory and version counter; an in-place change through a view
+of a tensor in a graph rewrites the base's history (``CopySlices``) and the
+view's (``AsStridedBackward0``). Every program here records values, versions,
+graphs and gradients in both libraries; a wrong gradient shows as a difference.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import harness as H
+import pytest
+from harness import Program, attempt
+
+PROGRAMS: list[Program] = []
+M = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def register(pid: str, fn, **options) -> None:
+    pid = "edge/views/" + pid
+    PROGRAMS.append(Program(pid, fn, {}, zlib.crc32(pid.encode()) % 100_000, **options))
+
+
+# ----------------------------------------------------------------------------- shared memory
+
+VIEWS = {
+    "index-int": lambda x: x[0],
+    "index-int-int": lambda x: x[1][2],
+    "index-two-ints": lambda x: x[1, 2],
+    "slice": lambda x: x[:, 1:],
+    "slice-step": lambda x: x[:, ::2],
+    "column": lambda x: x[:, 1],
+    "none": lambda x: x[None],
+    "ellipsis": lambda x: x[...],
+    "view": lambda x: x.view(6),
+    "view-as": lambda x: x.view_as(x),
+    "reshape": lambda x: x.reshape(3, 2),
+    "flatten": lambda x: x.flatten(),
+    "t": lambda x: x.t(),
+    "T": lambda x: x.T,
+    "mT": lambda x: x.mT,
+    "transpose": lambda x: x.transpose(0, 1),
+    "permute": lambda x: x.permute(1, 0),
+    "unsqueeze": lambda x: x.unsqueeze(1),
+    "squeeze": lambda x: x.unsqueeze(0).squeeze(0),
+    "expand": lambda x: x[0:1].expand(3, 3),
+    "narrow": lambda x: x.narrow(1, 1, 2),
+    "select": lambda x: x.select(1, 2),
+    "view-of-view": lambda x: x.t()[1:].reshape(-1),
+}
+
+
+def _shares_memory(make_view):
+    def fn(lib, inp):
+        x = lib.tensor(M)
+        v = make_view(x)
+        before = v.clone()
+        x.mul_(2)  # the view sees the change, and its version moves with x's
+        version_after_base = v._version
+        v.add_(1)  # ... and x sees the view's change
+        return {
+            "before": before,
+            "v": v,
+            "x": x,
+            "is_base": v._base is x,
+            "versions": [version_after_base, v._version, x._version],
+        }
+
+    return fn
+
+
+for _name, _make in VIEWS.items():
+    if _name != "expand":
+        register(f"shares-memory/{_name}", _shares_memory(_make))
+
+
+def _expanded_is_read_only(lib, inp):
+    x = lib.tensor(M)
+    e = x[0:1].expand(3, 3)
+    x.add_(1)
+    return {"e": e, "write": attempt(lambda: e.add_(1)), "is_base": e._base is x}
+
+
+register("shares-memory/expand", _expanded_is_read_only)
+
+
+def _integer_index(lib, inp):
+    x = lib.tensor(M)
+    x[0].mul_(5)  # changes x
+    v = x[1][2]
+    x.add_(1)  # updates v
+    d = x.detach()
+    d[1, 0].sub_(100)  # detach shares memory (and version) but is not a view
+    return {"x": x, "v": v, "v_version": v._version, "d_base": d._base is None, "d": d}
+
+
+register("integer-index-is-a-view", _integer_index)
+
+
+def _advanced_index_copies(lib, inp):
+    x = lib.tensor(M)
+    c = x[[0, 1], [1, 2]]
+    c.mul_(10)
+    return {"x": x, "c": c, "base": c._base is None, "versions": [x._version, c._version]}
+
+
+register("advanced-index-copies", _advanced_index_copies)
+
+
+def _saved_view_modified(lib, inp):
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    v = b[1]
+    y = v * v
+    v.mul_(2)  # y saved the 0-d view v
+    b2 = a * 1
+    w = b2[0]
+    z = w * w
+    b2.add_(1)  # ... or its base changes
+    return {"y": attempt(lambda: y.backward()), "z": attempt(lambda: z.backward()), "a": a}
+
+
+register("saved-view-modified", _saved_view_modified)
+
+
+# ----------------------------------------------------------------------------- in place through a view
+
+
+def _through(view_and_op):
+    """``c = a * 2`` (a graph tensor), an in-place change through a view of it, then
+    backward through ``c`` (a product, so the gradient depends on the values)."""
+
+    def fn(lib, inp):
+        a = lib.tensor(M, requires_grad=True)
+        o = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        c = a * 2
+        v = view_and_op(lib, c, o)
+        r = c[1]  # a view made after the change
+        (c * c).sum().backward()
+        return {"c": c, "v": v, "r": r, "a": a, "o": o, "version": c._version}
+
+    return fn
+
+
+THROUGH = {
+    "select-mul": lambda lib, c, o: c[0].mul_(5),
+    "select-mul-tensor": lambda lib, c, o: c[0].mul_(o),
+    "column-add": lambda lib, c, o: c[:, 1].add_(o[:2]),
+    "slice-sub": lambda lib, c, o: c[:, 1:].sub_(o[1:]),
+    "element-div": lambda lib, c, o: c[1, 2].div_(o[2]),
+    "element-of-element": lambda lib, c, o: c[0][1].mul_(o[0]),
+    "t-row": lambda lib, c, o: c.t()[2].mul_(o[:2]),
+    "view-slice": lambda lib, c, o: c.view(6)[1:4].mul_(o),
+    "unsqueeze": lambda lib, c, o: c.unsqueeze(0).mul_(o),
+    "permute": lambda lib, c, o: c.permute(1, 0).add_(o[:2]),
+    "narrow": lambda lib, c, o: c.narrow(1, 0, 2).mul_(o[1:]),
+    "select-fn": lambda lib, c, o: c.select(1, 2).add_(o[:2]),
+    "zero": lambda lib, c, o: c[0].zero_(),
+    "fill": lambda lib, c, o: c[:, 0].fill_(3.0),
+    "copy": lambda lib, c, o: c[0].copy_(o),
+    "whole-view": lambda lib, c, o: c[...].mul_(o),
+    "iadd": lambda lib, c, o: c[1].__iadd__(o),
+}
+for _name, _op in THROUGH.items():
+    register(f"inplace-through-view/{_name}", _through(_op), graph_key="c")
+
+
+def _several_changes(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    c = a * 2
+    r = c[:, 0]  # a view made before the changes: its grad_fn is regenerated
+    c[0].mul_(5)
+    c[:, 1].add_(x[:2])
+    c.t()[2].mul_(c[:, 0].detach().clone())
+    c.mul_(x)  # the base itself, after its views were changed
+    s = (r * lib.tensor([1.0, 3.0])).sum() + (c * c).sum()
+    s.backward()
+    return {"c": c, "r": r, "a": a, "x": x, "s": s}
+
+
+register("inplace-through-view/several", _several_changes, graph_key="c")
+
+
+def _base_changed_view_regenerated(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    c = a * 2
+    r = c[0]
+    c.mul_(3)  # r's grad_fn becomes AsStridedBackward0 of c's new history
+    with lib.no_grad():
+        c[1].add_(1)  # no record, but the version moves
+    (r * r).sum().backward()
+    return {"r": r, "c": c, "a": a}
+
+
+register("base-changed-view-regenerated", _base_changed_view_regenerated, graph_key="r")
+
+
+def _view_of_plain_tensor(lib, inp):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = lib.zeros(2, 3)
+    c[0].add_(x)  # c did not require grad: it does now, through CopySlices
+    v = lib.zeros(2, 3)[1]
+    v.mul_(2)
+    v.add_(x * x)
+    (c * 3).sum().backward()
+    (v * v).sum().backward()
+    return {"c": c, "v": v, "x": x}
+
+
+register("inplace-through-view/of-plain-tensor", _view_of_plain_tensor, graph_key="c")
+
+
+def _retained_and_double_backward(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    c = a * a
+    c.retain_grad()
+    c[0].mul_(3)
+    g = lib.autograd.grad(c.sum(), a, create_graph=True)[0]
+    (g * g).sum().backward()
+    return {"c": c, "g": g, "a": a}
+
+
+register("inplace-through-view/retain-grad-and-double-backward", _retained_and_double_backward)
+
+
+def _setitem(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    c = a * 2
+    c[0] = y
+    d = a * 2
+    d[:, 1] = 5.0
+    e = a * 3
+    e[0, 1] = y[0]
+    f = lib.zeros(3)
+    f[1:] = y[:2]
+    (c * c).sum().backward()
+    (d * d + e * e).sum().backward()
+    (f * f).sum().backward()
+    return {"c": c, "d": d, "e": e, "f": f, "a": a, "y": y}
+
+
+register("setitem", _setitem, graph_key="c")
+
+
+def _copy_fill_zero(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    c = a * 2
+    c.copy_(y)
+    d = a * 2
+    d.fill_(1.0)
+    e = a * 2
+    e.zero_()
+    f = lib.zeros(3)
+    f.copy_(y)
+    (c * c + d + e).sum().backward()
+    (f * f).sum().backward()
+    return {"c": c, "d": d, "e": e, "f": f, "a": a, "y": y}
+
+
+register("copy-fill-zero", _copy_fill_zero, graph_key="c")
+
+
+# ----------------------------------------------------------------------------- refusals
+
+
+def _refusals(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    c = a * 2
+    with lib.no_grad():
+        nv = c[0]
+        nl = a[1]
+    direct = attempt(lambda: nv.mul_(2))
+    leaf_no_grad = attempt(lambda: nl.mul_(2))
+    c2 = a * 2
+    with lib.no_grad():
+        w = c2[0]
+        w.mul_(5)  # allowed: all inside no_grad ...
+    indirect = attempt(lambda: w.grad_fn)  # ... but w's history cannot be regenerated
+    z = lib.zeros(3)
+    with lib.no_grad():
+        zv = z[1:]
+    x = lib.ones(2, requires_grad=True)
+    return {
+        "view_of_leaf": attempt(lambda: a[0].mul_(2)),
+        "view_of_leaf_setitem": attempt(lambda: a.__setitem__(0, 1.0)),
+        "leaf_view_t": attempt(lambda: a.t().add_(1)),
+        "no_grad_view": direct,
+        "no_grad_view_of_leaf": leaf_no_grad,
+        "no_grad_view_regenerated": indirect,
+        "no_grad_view_plain": attempt(lambda: zv.add_(x)),
+        "no_grad_view_plain_no_record": attempt(lambda: zv.add_(1.0)),
+        "expanded": attempt(lambda: (a * 1)[0:1].expand(2, 3).mul_(2)),
+        "multi_output_split": attempt(lambda: (a * 1).split(1)[0].mul_(2)),
+        "multi_output_unbind": attempt(lambda: (a * 1).unbind(0)[1].add_(1)),
+    }
+
+
+register("refusals", _refusals)
+
+
+def _requires_grad_follows_base(lib, inp):
+    x = lib.zeros(3)
+    v = x[1:]
+    x.requires_grad_(True)
+    y = lib.ones(3, requires_grad=True)
+    with lib.no_grad():
+        w = y[1:]
+    p = lib.zeros(3)
+    pv = p[1:]
+    pv.requires_grad_(True)  # a view of a tensor that needs no grad may become a leaf
+    return {
+        "v": [v.requires_grad, v.is_leaf, v.grad_fn is None],
+        "w": [w.requires_grad, w.is_leaf, w.grad_fn is None],
+        "pv": [pv.requires_grad, pv.is_leaf, p.requires_grad],
+        "w_flag_off": attempt(lambda: w.requires_grad_(False) and None),
+        "v_flag_off": attempt(lambda: y[1:].requires_grad_(False)),
+    }
+
+
+register("requires-grad-follows-base", _requires_grad_follows_base)
+
+
+# ----------------------------------------------------------------------------- reshape
+
+
+def _reshape(lib, inp):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.5, 2.5, 3.5]])
+    x.requires_grad_(True)
+    v = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    rows = x[::2].reshape(-1)  # CloneBackward0 then UnsafeViewBackward0: a copy
+    flat = v[::2].reshape(-1)  # ReshapeAliasBackward0: a view
+    tr = x.t().reshape(-1)
+    con = x.t().contiguous()
+    same = x.contiguous() is x
+    view_error = attempt(lambda: x.t().view(-1))
+    ok_view = x.t().view(3, 4)  # dimension by dimension: no copy needed
+    weights = lib.arange(12.0)
+    (rows * weights[:6]).sum().backward()
+    (flat * lib.tensor([1.0, 2.0])).sum().backward()
+    (tr * weights).sum().backward()
+    (con * con).sum().backward()
+    (ok_view * ok_view).sum().backward()
+    return {
+        "rows": rows,
+        "flat": flat,
+        "tr": tr,
+        "con": con,
+        "ok_view": ok_view,
+        "same": same,
+        "view_error": view_error,
+        "x": x,
+        "v": v,
+        "bases": [rows._base is None, flat._base is v, tr._base is None, ok_view._base is x],
+        "contiguous": [x.t().is_contiguous(), con.is_contiguous(), x[::2].is_contiguous()],
+    }
+
+
+register("reshape", _reshape, graph_key="rows")
+
+
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_views_golden(prog):
+    H.check_against_golden(prog)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_views_live(prog):
+    H.check_against_live_torch(prog)
