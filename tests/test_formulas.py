@@ -8,6 +8,7 @@ import re
 import pytest
 
 import autogradkit as torch
+import autogradkit.nn.functional  # loaded on first use; its losses are operations too
 from autogradkit.autograd.function import AccumulateGrad, Function
 
 
