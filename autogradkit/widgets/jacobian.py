@@ -23,6 +23,7 @@ from ..autograd.function import AccumulateGrad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from ..viz._style import diverging_rgb, format_value, symmetric_limit, text_colour
+from ._fallback import FallbackVBox
 
 __all__ = ["JacobianExplorer"]
 
@@ -34,7 +35,7 @@ CELL_STYLE = "padding:2px 5px;text-align:right;font:13px monospace;min-width:30p
 LABEL_STYLE = "padding:2px 5px;font:13px monospace;color:#555;white-space:nowrap"
 
 
-class JacobianExplorer(widgets.VBox):
+class JacobianExplorer(FallbackVBox):
     r"""The Jacobian of ``func`` at ``inputs``, and ``vᵀJ`` as ``backward(v)`` computes it.
 
     Parameters
@@ -264,15 +265,9 @@ class JacobianExplorer(widgets.VBox):
             f"{self.jacobian_html()}{self.results_html()}</div>"
         )
 
-    def _repr_mimebundle_(self, **kwargs) -> dict:
-        # Where no widget frontend runs (an HTML export, GitHub's preview) the
-        # frontend falls back to text/html: the tables still show.
-        bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = self.static_html()
-        bundle["text/plain"] = self._plain_text()
-        return bundle
+    def plain_text(self) -> str:
+        """J, v and both products as text (the fallback's text/plain)."""
 
-    def _plain_text(self) -> str:
         def show(array):
             return np.array2string(
                 np.asarray(array), precision=4, suppress_small=True, threshold=40

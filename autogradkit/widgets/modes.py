@@ -50,6 +50,7 @@ from ..viz.graph import (
     layout,
     render_svg,
 )
+from ._fallback import FallbackVBox
 from .stepper import _scaled
 
 __all__ = ["ForwardReverseExplorer", "ForwardSide", "ReverseSide"]
@@ -75,7 +76,7 @@ PENDING = "·"
 PANEL_STYLE = ".agk-panel p { margin: 4px 0; }"
 
 
-class ForwardReverseExplorer(widgets.VBox):
+class ForwardReverseExplorer(FallbackVBox):
     r"""Forward mode beside reverse mode, on one graph, one node at a time.
 
     Parameters
@@ -239,14 +240,6 @@ class ForwardReverseExplorer(widgets.VBox):
             '<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">'
             f"{self.forward.static_html()}{self.reverse.static_html()}</div></div>"
         )
-
-    def _repr_mimebundle_(self, **kwargs) -> dict:
-        # Where no widget frontend runs (an HTML export, GitHub's preview), the
-        # drawings and the tables still show.
-        bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        bundle["text/html"] = self.static_html()
-        return bundle
 
     def __repr__(self) -> str:
         rows, cols = self.shape

@@ -33,6 +33,7 @@ from ..viz.graph import (
     node_lines,
     render_svg,
 )
+from ._fallback import FallbackVBox
 
 __all__ = ["BackwardStepper"]
 
@@ -49,7 +50,7 @@ FONT_PX = 14
 PANEL_MIN_PX = 440
 
 
-class BackwardStepper(widgets.VBox):
+class BackwardStepper(FallbackVBox):
     """Run the backward pass of ``root`` one node at a time and watch it.
 
     Parameters
@@ -498,14 +499,6 @@ class BackwardStepper(widgets.VBox):
             ),
             self.scale,
         )
-
-    def _repr_mimebundle_(self, **kwargs) -> dict:
-        # Where no widget frontend runs (an HTML export, GitHub's preview), the
-        # picture and the text of the current step still show.
-        bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        bundle["text/html"] = self.static_html()
-        return bundle
 
     def static_html(self) -> str:
         """The stepper as plain HTML: graph, step text and plots, no controls."""
