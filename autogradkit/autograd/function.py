@@ -703,6 +703,17 @@ def _zero_if_none(tangent: Any, primal: Any) -> Any:
     return np.zeros_like(primal) if tangent is None else tangent
 
 
+def _sum_over_inputs(tangents: tuple, part: Callable[[int, Any], Any]) -> Any:
+    """Σᵢ ``part(i, ẋᵢ)`` over the inputs that have a tangent (None if none has):
+    the sum every tangent rule that treats inputs one at a time ends with."""
+    total = None
+    for i, tangent in enumerate(tangents):
+        if tangent is not None:
+            contribution = part(i, tangent)
+            total = contribution if total is None else total + contribution
+    return total
+
+
 class Elementwise(Function):
     """An operation applied element by element (``sin``, ``exp``, ``*``, ``where``…).
 
@@ -714,14 +725,11 @@ class Elementwise(Function):
 
     @staticmethod
     def jvp(ctx: Node, *tangents: Any) -> Any:
-        total = None
-        for i, tangent in enumerate(tangents):
-            if tangent is None:
-                continue
+        def backward_on_tangent(i: int, tangent: Any) -> Any:
             grads = ctx._function.backward(ctx, tangent)
-            part = grads[i] if type(grads) is tuple else grads
-            total = part if total is None else total + part
-        return total
+            return grads[i] if type(grads) is tuple else grads
+
+        return _sum_over_inputs(tangents, backward_on_tangent)
 
 
 class Linear(Function):
@@ -750,15 +758,12 @@ class Bilinear(Function):
 
     @staticmethod
     def jvp(ctx: Node, *tangents: Any) -> Any:
-        total = None
-        for i, tangent in enumerate(tangents):
-            if tangent is None:
-                continue
+        def forward_with_tangent(i: int, tangent: Any) -> Any:
             args = list(ctx.primals)
             args[i] = tangent
-            part = _forward_again(ctx, args)
-            total = part if total is None else total + part
-        return total
+            return _forward_again(ctx, args)
+
+        return _sum_over_inputs(tangents, forward_with_tangent)
 
 
 class Reduction(Function):
@@ -782,12 +787,11 @@ class Reduction(Function):
         grads = ctx._function.backward(ctx, np.ones_like(ctx.result))
         grads = grads if type(grads) is tuple else (grads,)
         axis, keepdims = ctx._function.reduced_axes(ctx)
-        total = None
-        for grad, tangent in zip(grads, tangents):
-            if tangent is not None:
-                part = (grad * tangent).sum(axis=axis, keepdims=keepdims)
-                total = part if total is None else total + part
-        return total
+
+        def summed_product(i: int, tangent: Any) -> Any:
+            return (grads[i] * tangent).sum(axis=axis, keepdims=keepdims)
+
+        return _sum_over_inputs(tangents[: len(grads)], summed_product)
 
 
 def _forward_again(ctx: Node, args: list) -> Any:
