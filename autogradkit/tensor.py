@@ -64,6 +64,12 @@ NON_LEAF_REQUIRES_GRAD_MESSAGE = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 FLOAT_ONLY_MESSAGE = "only Tensors of floating point and complex dtype can require gradients"
+DETACH_VIEW_MESSAGE = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
 
 
 class Size(tuple):
@@ -363,6 +369,11 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         return t
 
     def detach_(self) -> Tensor:
+        """Cut this tensor out of the graph in place: it becomes a leaf that does not
+        require grad. Refused on a view, as in PyTorch: a view's history is tied to
+        its base's (use ``detach()``, which makes a new tensor)."""
+        if self._view is not None:
+            raise RuntimeError(DETACH_VIEW_MESSAGE)
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False

@@ -61,7 +61,12 @@ class Optimizer:
                 if set_to_none:
                     param.grad = None
                 else:
-                    param.grad.detach_()
+                    # As PyTorch: detach_() only a grad with a history (a view may not be detached
+                    # in place; a leaf grad, view or not, just stops requiring grad).
+                    if param.grad.grad_fn is not None:
+                        param.grad.detach_()
+                    else:
+                        param.grad.requires_grad_(False)
                     param.grad.zero_()
 
     def step(self) -> None:

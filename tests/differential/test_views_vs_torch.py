@@ -304,6 +304,51 @@ def _refusals(lib, inp):
 register("refusals", _refusals)
 
 
+def _detach_in_place(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    b = a * 2
+    v = b[0]
+    plain = lib.zeros(3)
+    with lib.no_grad():
+        nv = a[1]
+    refused = {
+        "graph_view": attempt(lambda: v.detach_()),
+        "plain_view": attempt(lambda: plain[1:].detach_()),
+        "no_grad_view_of_leaf": attempt(lambda: nv.detach_()),
+        "view_of_detached": attempt(lambda: a.detach()[0].detach_()),
+        "multi_output": attempt(lambda: (a * 1).split(1)[0].detach_()),
+    }
+    b.detach_()  # not a view: cut out of the graph; its view keeps its history
+    leaf = lib.ones(2, requires_grad=True)
+    leaf.detach_()
+    d = (a * 3).detach()
+    d.detach_()  # detach() is not a view
+    (v * v).sum().backward()
+    return {
+        "refused": refused,
+        "b": [b.requires_grad, b.is_leaf, b.grad_fn is None, b._version],
+        "v": [v.requires_grad, v.is_leaf],
+        "leaf": [leaf.requires_grad, leaf.is_leaf],
+        "d": [d.requires_grad, d._base is None],
+        "a": a,
+    }
+
+
+register("detach-in-place", _detach_in_place)
+
+
+def _zero_grad_of_a_view_grad(lib, inp):
+    w = lib.ones(3, requires_grad=True)
+    store = lib.ones(2, 3)
+    w.grad = store[0]  # a gradient that is a view: zero_grad must not detach_() it
+    opt = lib.optim.SGD([w], lr=0.1)
+    opt.zero_grad(set_to_none=False)
+    return {"grad": w.grad, "store": store}
+
+
+register("zero-grad-of-a-view-grad", _zero_grad_of_a_view_grad)
+
+
 def _requires_grad_follows_base(lib, inp):
     x = lib.zeros(3)
     v = x[1:]
