@@ -244,10 +244,10 @@ class _GraphTask:
         while self.ready:
             _, _, node = heapq.heappop(self.ready)  # the ready node recorded last
             grad_output = self.buffers.pop(node)
-            if node._hooked:
-                grad_output = self._hooks_before(node, grad_output)
             if self.captures is not None and self._capture(node, grad_output):
                 continue
+            if node._hooked:
+                grad_output = self._hooks_before(node, grad_output)
             grad_inputs = self._call(node, grad_output)
             # 3. Send each input's gradient on; a node runs once every edge into
             # it has delivered.
@@ -267,12 +267,21 @@ class _GraphTask:
     def _capture(self, node: Node, grad) -> bool:
         """``autograd.grad`` keeps the gradient of each input it was asked about,
         stores no ``.grad``, and runs only the nodes that lead to those inputs:
-        True if ``node`` is to be skipped."""
+        True if ``node`` is to be skipped.
+
+        When hooks apply is PyTorch's rule: a node that leads on to another input
+        hands over its gradient as it arrived (its hooks run when it is called, on
+        what it sends on); a node that is only captured (a leaf's, or one with
+        nothing asked about below it) runs its tensor hooks and ``retain_grad``
+        first, but not the pre-hooks registered on the node itself."""
         captures, needed = self.captures, self.needed
         assert captures is not None and needed is not None
+        skip = type(node) is AccumulateGrad or node not in needed
+        if skip and node._hooked:
+            grad = self._tensor_hooks_before(node, grad)
         for position, output_nr in captures.get(node, ()):
             self.captured[position] = grad[output_nr] if node._multi_output else grad
-        return type(node) is AccumulateGrad or node not in needed
+        return skip
 
     def _call(self, node: Node, grad_output) -> list:
         """Run ``node``: a leaf's ``AccumulateGrad`` adds the gradient to ``.grad``;
@@ -346,9 +355,22 @@ class _GraphTask:
             self._retain(node._retained, grad)
         return grad
 
-    def _output_hooks_before(self, node: Node, grads: list) -> list:
+    def _tensor_hooks_before(self, node: Node, grad):
+        """The hooks of the tensors ``node`` made (``register_hook``,
+        ``retain_grad``), without the node's own pre-hooks: what PyTorch runs on a
+        gradient ``autograd.grad`` captures at a node it does not call."""
+        if node._multi_output:
+            return self._output_hooks_before(node, grad, node_hooks=False)
+        if node._tensor_pre_hooks is not None:
+            grad = _run_pre_hooks(node, grad, self.create_graph, node_hooks=False)
+        if node._retained is not None:
+            self._retain(node._retained, grad)
+        return grad
+
+    def _output_hooks_before(self, node: Node, grads: list, node_hooks: bool = True) -> list:
         """The hooks of a node with several outputs: each output's tensor hooks and
-        retain_grad() see that output's gradient; the node's pre-hooks see them all."""
+        retain_grad() see that output's gradient; the node's pre-hooks (unless
+        ``node_hooks`` is False) see them all."""
         hooks = node.__dict__.get("_output_hooks", {})
         retained = node.__dict__.get("_retained_outputs", {})
         for output_nr, grad in enumerate(grads):
@@ -362,7 +384,7 @@ class _GraphTask:
             grads[output_nr] = grad
             if output_nr in retained:
                 self._retain(retained[output_nr], grad)
-        for hook in node._pre_hooks or ():
+        for hook in (node._pre_hooks if node_hooks else None) or ():
             result = hook(tuple(_as_tensor(g) for g in grads))
             if result is not None:
                 grads = _checked_hook_values(hook, result, grads, self.create_graph)
@@ -409,14 +431,15 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
 
 
 def _leading_to(targets, nodes) -> set[Node]:
-    """The nodes among ``nodes`` from which one of ``targets`` can be reached."""
+    """The nodes among ``nodes`` from which one of ``targets`` can be reached
+    below them (a target is among them only if another target is below it)."""
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
         for edge in node.next_functions:
             if edge.node is not None:
                 parents.setdefault(edge.node, []).append(node)
-    needed = set(targets)
-    stack = list(needed)
+    needed: set[Node] = set()
+    stack = list(targets)
     while stack:
         for parent in parents.get(stack.pop(), ()):
             if parent not in needed:
@@ -491,13 +514,15 @@ class BackwardPass:
         return f"<BackwardPass: {self._task.steps_run} of {self.total} nodes run>"
 
 
-def _run_pre_hooks(node: Node, grad, create_graph: bool):
+def _run_pre_hooks(node: Node, grad, create_graph: bool, node_hooks: bool = True):
+    """The tensor hooks of ``node``'s output, then (unless ``node_hooks`` is False)
+    the pre-hooks registered on the node itself."""
     for hook in node._tensor_pre_hooks or ():
         with grad_mode.set_grad_enabled(create_graph):
             result = hook(_as_tensor(grad))
         if result is not None:
             grad = _checked_hook_value(hook, result, grad, create_graph)
-    for hook in node._pre_hooks or ():
+    for hook in (node._pre_hooks if node_hooks else None) or ():
         with grad_mode.set_grad_enabled(create_graph):
             result = hook((_as_tensor(grad),))
         if result is not None:

@@ -75,6 +75,7 @@ PROGRAM_MODULES = (
     "test_edges_vs_torch",
     "test_material_vs_torch",
     "test_views_vs_torch",
+    "test_parity_vs_torch",
 )
 
 
