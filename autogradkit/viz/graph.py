@@ -339,7 +339,12 @@ LANE_GAP = 9.0
 BAND_GAP = 30.0
 
 
-def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> Graph:
+def layout(
+    graph: Graph,
+    lines: Mapping[GraphNode, list[str]] | None = None,
+    *,
+    fold_width: float = FOLD_WIDTH,
+) -> Graph:
     """Give every box a column (``layer``), a place in it and a size, and every long
     edge its bends. Forward runs left to right: a box sits as many columns left of
     the output as its longest path to it is long.
@@ -351,9 +356,11 @@ def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> 
       leaves its box, runs along a lane of its own just above the band of its
       target and drops into it: one comb per shared tensor instead of a fan of
       crossing curves.
-    * **Long graphs fold.** Columns are laid side by side up to ``FOLD_WIDTH``
-      pixels, then continue in a new band below, like lines of text; an arrow from
-      the end of one band to the start of the next runs along the next band's lane.
+    * **Long graphs fold.** Columns are laid side by side up to ``fold_width``
+      pixels (``FOLD_WIDTH`` unless given), then continue in a new band below, like
+      lines of text; the bands share the columns about equally (no stub of a last
+      line). An arrow from the end of one band to the start of the next runs along
+      the next band's lane.
     * **Very long graphs are summarised.** Past ``MAX_BANDS`` bands, the middle
       columns become one ``summary`` box ("⋯ 4,950 operations not drawn", with the
       most frequent operations listed); the first and last bands are drawn in full.
@@ -365,11 +372,11 @@ def layout(graph: Graph, lines: Mapping[GraphNode, list[str]] | None = None) -> 
         _size(node, lines.get(node))
     _assign_layers(graph)
     columns = _columns(graph.nodes)
-    bands = _bands(columns)
+    bands = _bands(columns, fold_width)
     if len(bands) > MAX_BANDS:
         _summarise(graph, columns, bands)
         columns = _columns(graph.nodes)
-        bands = _bands(columns)
+        bands = _bands(columns, fold_width)
     for number, band in enumerate(bands):
         for index in band:
             for node in columns[index]:
@@ -438,17 +445,24 @@ def _columns(nodes: list[GraphNode]) -> list[list]:
     return columns
 
 
-def _bands(columns: list[list]) -> list[range]:
-    """Consecutive columns, cut into bands no wider than FOLD_WIDTH."""
-    bands, start, used = [], 0, 0.0
-    for index, column in enumerate(columns):
-        width = max((n.width for n in column), default=0.0) + COLUMN_GAP
-        if index > start and used + width > FOLD_WIDTH:
-            bands.append(range(start, index))
-            start, used = index, 0.0
+def _bands(columns: list[list], fold_width: float) -> list[range]:
+    """Consecutive columns cut into bands: as many as cutting each one at
+    ``fold_width`` needs, with the columns shared about equally between them, so
+    that the last band is not a stub of one or two boxes."""
+    widths = [max((n.width for n in column), default=0.0) + COLUMN_GAP for column in columns]
+    count, used = 1, 0.0
+    for index, width in enumerate(widths):
+        if index > 0 and used + width > fold_width:
+            count, used = count + 1, 0.0
         used += width
-    bands.append(range(start, len(columns)))
-    return bands
+    # Each column goes to the band its middle falls in, at equal shares of the total.
+    share = sum(widths) / count
+    band_of, done = [], 0.0
+    for width in widths:
+        band_of.append(min(int((done + width / 2) // share), count - 1))
+        done += width
+    starts = [i for i in range(len(columns)) if i == 0 or band_of[i] != band_of[i - 1]]
+    return [range(a, b) for a, b in itertools.pairwise([*starts, len(columns)])]
 
 
 def _summarise(graph: Graph, columns: list[list], bands: list[range]) -> None:
@@ -505,7 +519,8 @@ def _lane_route(edge: GraphEdge, lanes: list[dict[GraphNode, int]]) -> list[tupl
     source, target = edge.source, edge.target
     band_top = target.band_top  # type: ignore[attr-defined]
     lane_y = band_top - (lanes[target.band][source] + 1) * LANE_GAP
-    return [(source.x + source.width + 10, lane_y), (target.x - 16, lane_y)]
+    # A band's first box sits at the margin: the drop into it stays inside the picture.
+    return [(source.x + source.width + 10, lane_y), (max(target.x - 16, 2.0), lane_y)]
 
 
 class _Waypoint:

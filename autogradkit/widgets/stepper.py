@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from ..viz._html import svg_img
 from ..viz.grad_svg import grad_panel_svg
 from ..viz.graph import (
+    MIN_SCALE,
     Graph,
     GraphEdge,
     GraphNode,
@@ -48,6 +49,9 @@ FONT_PX = 14
 # The panel is at least this wide beside the plots (the widest formula, ∂ℓ/∂z of the
 # binary cross-entropy, fits); narrower, the plots move below it.
 PANEL_MIN_PX = 440
+# The graph folds into rows past this width (at scale 1): at MIN_SCALE it is then
+# 650 px wide, what JupyterLab's output area has at 1100 px with the file browser open.
+FOLD_PX = 1000
 
 
 class BackwardStepper(FallbackVBox):
@@ -68,6 +72,14 @@ class BackwardStepper(FallbackVBox):
     scale : float
         Size of everything shown (text, graph, plots, buttons) relative to normal,
         e.g. ``scale=1.5`` on a projector. Between 0.5 and 3.
+
+    Notes
+    -----
+    The graph is drawn to fit the notebook's width. A graph wider than ``FOLD_PX``
+    (1000 px at ``scale`` 1) folds into rows read like text, the arrow from the end
+    of a row leading to the start of the next. The drawing then shrinks with the
+    width of the output area, but not below ``MIN_SCALE`` (0.65) of its size, where
+    its 12 px text would be under 8 px: narrower than that, it scrolls sideways.
 
     Attributes
     ----------
@@ -125,7 +137,7 @@ class BackwardStepper(FallbackVBox):
         self.root = root
         self.graph: Graph = build_graph(root, params, caller_tensor_names())
         self._lines = {node: node_lines(node) for node in self.graph.nodes}
-        layout(self.graph, self._lines)
+        layout(self.graph, self._lines, fold_width=FOLD_PX / self.scale)
         self._plotted = _plotted_tensors(self.graph, params)
         self._output_box = next((n for n in self.graph.nodes if n.kind == "output"), None)
         self._edges = {(e.source, e.target): e for e in self.graph.edges}
@@ -507,7 +519,13 @@ class BackwardStepper(FallbackVBox):
             "to use the controls.</i></p>"
             # Images, not inline SVG: they survive the cleaning of untrusted HTML.
             f'<div style="overflow-x:auto">'
-            f"{svg_img(self.svg, graph_alt_text(self.graph), css_class='agk-graph')}</div>"
+            + svg_img(
+                self.svg,
+                graph_alt_text(self.graph),
+                css_class="agk-graph",
+                min_width=self.graph.width * self.scale * MIN_SCALE,
+            )
+            + "</div>"
             f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
             f'<div style="flex:1 1 0;min-width:300px">{self.panel_html()}</div>'
             f"<div>{svg_img(self.plots_svg(), self._plots_alt_text(), css_class='agk-grads')}"

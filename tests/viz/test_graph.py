@@ -401,6 +401,28 @@ def test_a_long_chain_folds_into_bands_read_like_text():
             assert x2 < edge.target.x
 
 
+@pytest.mark.parametrize("fold_width", [300.0, 700.0, 1000.0])
+def test_folded_bands_share_the_columns_about_equally(fold_width):
+    """As many bands as cutting at fold_width needs, none a stub: their widths differ
+    by less than the widest column, and none is much wider than fold_width."""
+    from autogradkit.viz.graph import COLUMN_GAP
+
+    h, w, y = shared_chain(9)
+    graph = build_graph(h, {"w": w, "y": y})
+    layout(graph, fold_width=fold_width)
+    assert_readable(graph)
+    spans: dict[int, tuple[float, float]] = {}
+    for node in graph.nodes:
+        low, high = spans.get(node.band, (node.x, node.x + node.width))
+        spans[node.band] = (min(low, node.x), max(high, node.x + node.width))
+    widths = [high - low + COLUMN_GAP for low, high in spans.values()]
+    widest_column = max(n.width for n in graph.nodes) + COLUMN_GAP
+    one_row = draw_graph(h, {"w": w, "y": y}).graph.width
+    assert len(widths) > 1 and len(widths) <= one_row // fold_width + 2
+    assert max(widths) - min(widths) < widest_column
+    assert max(widths) <= fold_width + widest_column
+
+
 def test_a_very_long_graph_summarises_its_middle_and_stays_small():
     from autogradkit.viz.graph import MAX_BANDS
 

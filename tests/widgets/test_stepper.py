@@ -447,6 +447,30 @@ def test_scale_enlarges_everything_shown():
             BackwardStepper(tutorial()[0], scale=wrong)
 
 
+def test_a_wide_graph_folds_to_fit_a_notebook_and_shrinks_only_so_far():
+    """Notebook 8's graph is 1,300 px in one row: the stepper folds it below FOLD_PX,
+    so that at MIN_SCALE it fits JupyterLab's output area at 1100 px with the file
+    browser open; the drawing shrinks with the page, but not below MIN_SCALE (then
+    it scrolls), live and in the static picture alike."""
+    from autogradkit.viz.graph import MIN_SCALE
+    from autogradkit.widgets.stepper import FOLD_PX
+
+    v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    first, second = v.split([2, 1])
+    wave, _ = SinCos.apply(first)
+    loss = (wave.sigmoid() * 3).sum() + second.sum()
+    assert torch.viz.draw_graph(loss).graph.width > FOLD_PX  # one row: too wide
+    stepper = BackwardStepper(loss, params={"v": v})
+    assert stepper.graph.width <= FOLD_PX and len({n.band for n in stepper.graph.nodes}) == 2
+    head = stepper.svg.split(">", 1)[0]
+    assert "max-width:100%" in head
+    assert f"min-width:{stepper.graph.width * MIN_SCALE:.0f}px" in head
+    assert f"min-width:{stepper.graph.width * MIN_SCALE:.0f}px" in stepper.static_html()
+    # A graph that fits is drawn as draw_graph draws it, in one row.
+    small = BackwardStepper(fan_out()[0])
+    assert len({n.band for n in small.graph.nodes}) == 1
+
+
 def test_the_formula_is_shown_one_line_per_part():
     # Side by side, the loss's definition and its derivative need more width than a
     # notebook gives the panel; one display line each, they fit.
