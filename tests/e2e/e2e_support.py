@@ -447,7 +447,8 @@ def _overlap(a: dict, b: dict) -> bool:
 
 def check_layout(layout: dict, where: str) -> None:
     """At step 1 (the loss's local derivative, the heart of the lesson) the formula is
-    shown whole, nothing covers it, nothing is cut off, and the text is readable."""
+    shown whole, nothing covers it, nothing is cut off, the text is readable and the
+    graph fits the width."""
     assert layout["formula"] is not None, f"{where}: step 1 shows no formula"
     assert layout["formulaVisible"], f"{where}: the formula scrolls: {layout}"
     assert not layout["panelClips"], f"{where}: the panel cuts off its text: {layout}"
@@ -460,3 +461,6 @@ def check_layout(layout: dict, where: str) -> None:
             f"{where}: the {part} sticks out of the widget: {layout}"
         )
     assert layout["minFont"] >= 12, f"{where}: text of {layout['minFont']} px in the panel"
+    # The graph fits the width (folded and shrunk no further than MIN_SCALE): the
+    # loss end, where the pass starts, is in view without scrolling sideways.
+    assert not layout["graphScrolls"], f"{where}: the graph scrolls sideways: {layout}"
