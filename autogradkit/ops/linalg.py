@@ -20,12 +20,22 @@ from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
 __all__ = ["matmul", "mm", "mv", "dot", "outer", "addmm"]
 
 
+# ndarray.dot clears its output (memset) before BLAS writes it, which np.matmul does
+# not; np.matmul costs more to dispatch instead. From about this many bytes of output
+# the clearing costs as much as the dispatch (measured: equal time at 64 KiB).
+_DOT_MAX_OUTPUT_BYTES = 32 * 1024
+
+
 def _mm(a, b):
-    """a @ b for 2-d operands. On arrays, ndarray.dot: for the small matrices of
-    teaching examples it is about twice as fast as ``@`` (same result). On tensors
-    (a create_graph pass), ``@``, which records the product."""
+    """a @ b for 2-d operands. On arrays, ndarray.dot for small results: for the
+    small matrices of teaching examples it is about twice as fast as ``@`` (same
+    result); np.matmul for large ones, which it does not clear first (see
+    _DOT_MAX_OUTPUT_BYTES). On tensors (a create_graph pass), ``@``, which records
+    the product."""
     if type(a) is np.ndarray and type(b) is np.ndarray:
-        return a.dot(b)
+        if a.shape[0] * b.shape[1] * a.itemsize < _DOT_MAX_OUTPUT_BYTES:
+            return a.dot(b)
+        return np.matmul(a, b)
     return a @ b
 
 
@@ -48,7 +58,7 @@ class Mm(Bilinear):
         ctx.save_for_backward(
             a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
         )
-        return a.dot(b)
+        return _mm(a, b)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -359,7 +369,7 @@ class Addmm(Function):
         # As in Mm: each matrix is needed only for the other's gradient.
         _, needs_a, needs_b = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
-        return a.dot(b) + bias  # the base class sums b's gradient back to b's shape
+        return _mm(a, b) + bias  # the base class sums b's gradient back to b's shape
 
     @staticmethod
     def backward(ctx, grad_output):
