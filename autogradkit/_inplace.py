@@ -182,7 +182,16 @@ class InplaceMethods(TensorBase):
 
     def __setitem__(self, key, value) -> None:
         key = ops.shape.normalize_key(key)
-        if self._records_inplace(value) and ops.shape.is_basic(key):
+        value = _strip_leading_ones(value)
+        if not ops.shape.is_basic(key):
+            # As PyTorch does: index_put_ into the view that the integers and slices make.
+            target, advanced = ops.shape.split_for_put(self, key)
+            if advanced is None:  # only 0-d integer tensors: x[i] = v
+                target.copy_(value)
+            else:
+                target._index_put(advanced, _as_values(target, value), False)
+            return
+        if self._records_inplace(value):
             # As PyTorch does: copy_ into the view self[key] (recorded as CopySlices).
             source = value if isinstance(value, TensorBase) else self._make(np.asarray(value))
             ops.shape.getitem(self, key).copy_(source)
@@ -192,12 +201,6 @@ class InplaceMethods(TensorBase):
                 # x[i] = v writes through the view x[i] of the leaf x.
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
             self._check_inplace(value)
-        if self._records_inplace(value):
-            raise NotImplementedError(
-                "autogradkit does not record assignment through index tensors (PyTorch's "
-                "index_put_) on tensors that require grad; use torch.where, or assign under "
-                "torch.no_grad()"
-            )
         _check_writable(self._data)
         values = value._data if isinstance(value, TensorBase) else value
         try:
@@ -206,6 +209,36 @@ class InplaceMethods(TensorBase):
             raise _expand_error(self._data[key].shape, np.shape(values)) from None
         self._version_counter[0] += 1
         _write_tangent(self, key, value)
+
+    def index_put_(self, indices, values, accumulate: bool = False) -> Self:
+        """In place: ``self[indices] = values`` (``accumulate=True``: ``+=``, where a
+        repeated index adds every value). ``indices`` is a tuple of integer or bool
+        tensors, one per leading dimension."""
+        key = ops.shape.index_tensors(self, indices, values, "index_put_")
+        return self._index_put(key, values, accumulate)
+
+    def _index_put(self, key: tuple, values: Tensor, accumulate: bool) -> Self:
+        """``index_put_`` with an advanced index in NumPy's form (index arrays, ``:``
+        for the dimensions not indexed): recorded as ``IndexPutBackward0`` (as
+        ``CopySlices`` for a view) when it must be, otherwise NumPy writing."""
+        _check_writable(self._data)
+        ops.shape.check_put_values(self._data, key, values._data)
+        self._check_inplace(values)
+
+        def out_of_place(before, values):
+            return ops.shape.put(before, key, values, accumulate)
+
+        forward_ad, tangent = autograd.forward_ad, None
+        if forward_ad.state.level is not None:  # forward mode: the tangent changes too
+            tangent = forward_ad.inplace_tangent(self, out_of_place, values)
+        if self._records_inplace(values):
+            self._record_inplace(out_of_place, values)
+        else:
+            ops.shape.put_values(self._data, key, values._data, accumulate)
+        self._version_counter[0] += 1
+        if tangent is not None:
+            forward_ad.set_tangent(self, tangent)
+        return self
 
     # -- functions in place (x.sin_(), x.exp_(), ...) -------------------------------------
     def _unary_inplace(self, name: str, ufunc):
@@ -267,6 +300,26 @@ class InplaceMethods(TensorBase):
 
     def round_(self):
         return self._unary_inplace("round", np.round)
+
+
+def _strip_leading_ones(value):
+    """``x[i] = v`` first views a tensor ``v`` without its leading dimensions of size
+    1, as PyTorch does (recorded as ``ViewBackward0``); they broadcast away anyway."""
+    if not isinstance(value, TensorBase):
+        return value
+    shape = value._data.shape
+    ones = 0
+    while ones < len(shape) and shape[ones] == 1:
+        ones += 1
+    return value if ones == 0 else ops.shape.view(value, shape[ones:])
+
+
+def _as_values(target, value):
+    """The value of ``x[index] = value`` as a tensor for ``index_put_``: a number
+    takes the tensor's dtype (a tensor must have it already, as in PyTorch)."""
+    if isinstance(value, TensorBase):
+        return value
+    return target._make(np.asarray(value, dtype=target._data.dtype))
 
 
 def _write_tangent(tensor, key, source) -> None:

@@ -180,6 +180,9 @@ class MathMethods(TensorBase):
     def select(self, dim: int, index: int):
         return ops.shape.select(self, dim, index)
 
+    def index_put(self, indices, values, accumulate: bool = False):
+        return ops.shape.index_put(self, indices, values, accumulate)
+
     # -- elementary functions -------------------------------------------------------
     def sin(self):
         return ops.elementary.sin(self)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import dtype as DType
+from .._dtype import scalar_type_name
 from ..autograd.function import Function, Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
@@ -38,6 +39,8 @@ __all__ = [
     "stack",
     "cat",
     "to_dtype",
+    "index_put",
+    "put",
 ]
 
 
@@ -362,6 +365,136 @@ class IndexPut(Linear):
         return grad_output[ctx.key], None, None
 
 
+class IndexPutValues(Linear):
+    """f(x, v) = x with v written at ``key`` (``x[key] = v`` and ``index_put_`` with
+    index tensors), or added there with ``accumulate``;   ∂ℓ/∂x = G with zeros at
+    key (G itself when accumulating: nothing of x is overwritten), ∂ℓ/∂v = G read
+    at key (summed over the places a broadcast v filled: the engine sums it to v's
+    shape; a repeated index gives each of its values the same G there)"""
+
+    node_name = "IndexPutBackward0"
+    formula = r"f(x, v) = x \text{ with } v \text{ at key} \qquad \frac{\partial \ell}{\partial x} = G \text{ with } 0 \text{ at key}, \quad \frac{\partial \ell}{\partial v} = G[\text{key}]"
+
+    @staticmethod
+    def forward(ctx, x, values, key, accumulate):
+        ctx.key, ctx.accumulate = key, accumulate
+        out = x.copy()
+        put_values(out, key, values, accumulate)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_values = grad_output[ctx.key]
+        if ctx.accumulate:
+            return grad_output, grad_values, None, None
+        return _zeros_at(grad_output, ctx.key), grad_values, None, None
+
+
+def put_values(data: np.ndarray, key, values, accumulate: bool) -> None:
+    """Write (or, with ``accumulate``, add: a repeated index adds every value)
+    ``values`` into ``data`` at the advanced index ``key``."""
+    if not accumulate:
+        data[key] = values
+        return
+    parts = key if isinstance(key, tuple) else (key,)
+    # np.add.at takes integer index arrays; a mask is its nonzero() positions.
+    integer_parts: list = []
+    for p in parts:
+        if isinstance(p, np.ndarray) and p.dtype.kind == "b":
+            integer_parts.extend(np.nonzero(p))
+        else:
+            integer_parts.append(p)
+    np.add.at(data, tuple(integer_parts), values)
+
+
+def _zeros_at(grad, key):
+    """``grad`` with zeros at ``key`` (recorded when ``grad`` is a tensor)."""
+    if isinstance(grad, Tensor):
+        zero = Tensor._make(np.zeros((), grad._data.dtype))
+        return IndexPutValues.apply(grad, zero, key, False)
+    out = grad.copy()
+    out[key] = 0
+    return out
+
+
+def put(input: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
+    """Out of place ``input[key] = values`` for an advanced ``key`` in NumPy's form
+    (index arrays, and ``:`` for dimensions not indexed): what the in-place forms
+    record. ``values`` must have ``input``'s dtype and broadcast to the shape of
+    ``input[key]``."""
+    check_put_values(input._data, key, values._data)
+    return IndexPutValues.apply(input, values, key, accumulate)
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` written (``accumulate``: added) at ``indices``, a
+    tuple of integer or bool tensors, one per leading dimension; ``input`` itself
+    is unchanged (``Tensor.index_put_`` is the in-place form)."""
+    key = index_tensors(input, indices, values, "index_put")
+    return put(input, key, values, accumulate)
+
+
+def index_tensors(input: Tensor, indices, values, name: str) -> tuple:
+    """``index_put``'s tuple of index tensors as an advanced index in NumPy's form,
+    with PyTorch's errors for arguments it refuses."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+            f"{type(indices).__name__}"
+        )
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}"
+        )
+    for i, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(index).__name__}"
+            )
+    normalized = normalize_key(tuple(indices))
+    key = normalized if isinstance(normalized, tuple) else (normalized,)
+    ndim = input._data.ndim
+    used = builtins.sum(p.ndim if p.dtype.kind == "b" else 1 for p in key)
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim} (got {used})")
+    check_advanced(input._data, list(key))
+    return key
+
+
+def check_put_values(data: np.ndarray, key, values: np.ndarray) -> None:
+    """PyTorch's errors for values that ``index_put_`` cannot write into ``data[key]``."""
+    if values.dtype != data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{scalar_type_name(data.dtype)} for the destination and "
+            f"{scalar_type_name(values.dtype)} for the source."
+        )
+    target = data[key].shape
+    try:
+        fits = np.broadcast_shapes(values.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast "
+            f"to indexing result of shape {list(target)}"
+        )
+
+
+def split_for_put(input: Tensor, key) -> tuple[Tensor, tuple | None]:
+    """``input[key] = v`` with index tensors in ``key``, the way PyTorch does it:
+    the view that key's integers, slices and None make (``input`` itself if they
+    select everything) and the advanced index that ``index_put_`` then applies to
+    that view (None when key had only 0-d integer tensors: a basic assignment)."""
+    basic, advanced = _split_advanced(key, input._data.ndim)
+    if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
+        return getitem(input, tuple(basic)), None
+    if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
+        input = getitem(input, tuple(basic))
+    check_advanced(input._data, advanced)
+    return input, tuple(advanced)
+
+
 class Select(Linear):
     """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
 
@@ -683,7 +816,7 @@ def normalize_key(key):
     return tuple(out) if isinstance(key, tuple) or len(out) != 1 else out[0]
 
 
-def _check_advanced(data: np.ndarray, advanced: list) -> None:
+def check_advanced(data: np.ndarray, advanced: list) -> None:
     """PyTorch's errors for index tensors that do not fit ``data``."""
     dim = 0
     for p in advanced:
@@ -776,7 +909,7 @@ def _advanced_getitem(input: Tensor, key) -> Tensor:
         return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
     if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
         input = getitem(input, tuple(basic))
-    _check_advanced(input._data, advanced)
+    check_advanced(input._data, advanced)
     return Index.apply(input, tuple(advanced))
 
 

@@ -9,6 +9,7 @@ graphs and gradients in both libraries; a wrong gradient shows as a difference.
 
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import harness as H
@@ -16,6 +17,22 @@ import pytest
 from harness import Program, attempt
 
 PROGRAMS: list[Program] = []
+
+
+def _import_torch_jvp_decompositions() -> None:
+    """PyTorch's first ``make_dual`` in a process imports its jvp decompositions,
+    which warn (``torch.jit.script`` is deprecated): import them now, silently, so
+    no program's recorded warnings depend on which program ran first."""
+    try:
+        import torch
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch._decomp.decompositions_for_jvp  # noqa: F401
+
+
+_import_torch_jvp_decompositions()
 M = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
 
@@ -264,6 +281,150 @@ def _copy_fill_zero(lib, inp):
 
 
 register("copy-fill-zero", _copy_fill_zero, graph_key="c")
+
+
+# ----------------------------------------------------------------------------- index_put_
+
+
+def _index_put_setitem(lib, inp):
+    """``x[index tensors] = v`` on graph tensors: IndexPutBackward0 (CopySlices when
+    integers or slices make a view first); the gradient for v is G read at the
+    index (each repeat of an index gets it), zero for the overwritten x."""
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    rows = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    w = lib.tensor([[0.5, -1.0, 2.0], [1.5, 3.0, -2.0]])
+    mask = lib.tensor([[True, False, True], [False, True, False]])
+    out = {}
+    cases = {
+        "repeated": lambda c: c.__setitem__([1, 1], y),
+        "rows-repeated": lambda c: c.__setitem__([0, 0], rows),
+        "leading-ones": lambda c: c.__setitem__([1], y.view(1, 1, 3)),
+        "pairs": lambda c: c.__setitem__(([0, 1, 1], [2, 0, 2]), y * 2),
+        "mask-number": lambda c: c.__setitem__(mask, 5.0),
+        "mask-values": lambda c: c.__setitem__(mask, y),
+        "column-broadcast": lambda c: c.__setitem__((slice(None), [0, 2]), y[:2].view(2, 1)),
+        "select-then-index": lambda c: c.__setitem__((0, [0, 2]), y[1:]),
+        "tensor-int": lambda c: c.__setitem__(lib.tensor(1), y),
+        "tensor-int-then-index": lambda c: c.__setitem__((lib.tensor(1), [0, 1]), 5.0),
+        "empty": lambda c: c.__setitem__([], 1.0),
+    }
+    for name, assign in cases.items():
+        c = a * 2
+        assign(c)
+        (c * c * w).sum().backward()
+        out[name] = {"c": c, "version": c._version, "a": a.grad, "y": y.grad, "rows": rows.grad}
+        a.grad = y.grad = rows.grad = None
+    plain = lib.zeros(3)
+    plain[[0, 2]] = y[:2]
+    (plain * plain).sum().backward()
+    out["plain"] = {"z": plain, "y": y.grad}
+    return out
+
+
+register("index-put/setitem", _index_put_setitem)
+
+
+def _index_put_method(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    w = lib.tensor([[0.5, -1.0, 2.0], [1.5, 3.0, -2.0]])
+    i = lib.tensor([0, 0])
+    c = a * 2
+    same = c.index_put_((i,), y, accumulate=True)
+    d = a * 3
+    d.index_put_([lib.tensor([True, False])], y * y)
+    e = a * 1
+    f = lib.index_put(e, (lib.tensor([1]),), y, accumulate=True)
+    g = e.index_put((lib.tensor([1]), lib.tensor([2])), y[0])
+    ((c + d + f + g) * w).sum().backward()
+    return {
+        "same": same is c,
+        "c": c,
+        "d": d,
+        "f": f,
+        "g": g,
+        "versions": [c._version, d._version, e._version],
+        "a": a,
+        "y": y,
+    }
+
+
+register("index-put/method", _index_put_method, graph_key="c")
+
+
+def _index_put_double_backward(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([[0.5, -1.0, 2.0], [1.0, 3.0, -2.0]], requires_grad=True)
+    s = lib.tensor([1.5], requires_grad=True)  # one value per place: no broadcast to sum
+    c = a * a
+    c[[1, 0]] = y * y
+    c.index_put_((lib.tensor([0]), lib.tensor([2])), s * 3, accumulate=True)
+    ga, gy, gs = lib.autograd.grad((c * c).sum(), [a, y, s], create_graph=True)
+    ((ga * ga).sum() + (gy * gy * gy).sum() + (gs * gs).sum()).backward()
+    return {"ga": ga, "gy": gy, "gs": gs, "a": a, "y": y, "s": s}
+
+
+register("index-put/double-backward", _index_put_double_backward, graph_key="ga")
+
+
+def _index_put_refusals(lib, inp):
+    a = lib.tensor(M, requires_grad=True)
+    c = a * 2
+    z = lib.zeros(3)
+    with lib.no_grad():
+        zv = z[:2]
+        av = a[0]
+    y = lib.ones(3, requires_grad=True)
+    i = lib.tensor([0])
+    out = {
+        "leaf": attempt(lambda: a.__setitem__([0], 1.0)),
+        "leaf-mask": attempt(lambda: a.__setitem__(lib.tensor([True, False]), 1.0)),
+        "leaf-method": attempt(lambda: a.index_put_((i,), lib.tensor(1.0))),
+        "view-of-leaf": attempt(lambda: a.__setitem__((0, [0, 1]), 1.0)),
+        "no-grad-view": attempt(lambda: zv.__setitem__([0], y[0])),
+        "no-grad-view-of-leaf": attempt(lambda: av.__setitem__([0], 1.0)),
+        "dtype": attempt(lambda: c.__setitem__([0], lib.tensor([1, 2, 3]))),
+        "dtype-double": attempt(lambda: c.__setitem__([0], y.double())),
+        "shape": attempt(lambda: c.__setitem__([0], lib.ones(2))),
+        "shape-method": attempt(lambda: c.index_put_((i,), lib.ones(1, 1, 3))),
+        "out-of-bounds": attempt(lambda: c.__setitem__([5], 1.0)),
+        "too-many": attempt(lambda: c.index_put_((i, i, i), lib.tensor(0.0))),
+        "mask-shape": attempt(lambda: c.index_put_((lib.tensor([True, False, True]),), y)),
+        "indices-tensor": attempt(lambda: c.index_put_(i, y)),
+        "indices-int": attempt(lambda: c.index_put_([0], y)),
+        "values-number": attempt(lambda: c.index_put_((i,), 1.0)),
+        "float-index": attempt(lambda: c.index_put_((lib.tensor([0.0]),), y)),
+    }
+    with lib.no_grad():
+        zv[[1]] = 4.0  # all inside no_grad: allowed
+    out["after"] = {"c": c, "version": c._version, "z": z, "a": a}
+    return out
+
+
+register("index-put/refusals", _index_put_refusals)
+
+
+def _index_put_forward_ad(lib, inp):
+    """The written places take the values' tangent (zero for a number)."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        y = fwAD.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([0.5, -1.0, 2.0]))
+        x = fwAD.make_dual(lib.tensor(M), lib.tensor([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]))
+        c = x * 2
+        c[[1, 1]] = y * y
+        d = x * 1
+        d[lib.tensor([[False, True, True], [True, False, False]])] = 0.0
+        e = lib.zeros(2, 3)
+        e.index_put_((lib.tensor([0, 0]),), y, accumulate=True)
+        f = x.index_put((lib.tensor([1]), lib.tensor([0])), y[2])
+        return {
+            name: [fwAD.unpack_dual(t).primal, fwAD.unpack_dual(t).tangent]
+            for name, t in {"c": c, "d": d, "e": e, "f": f}.items()
+        }
+
+
+register("index-put/forward-ad", _index_put_forward_ad)
 
 
 # ----------------------------------------------------------------------------- refusals
