@@ -111,14 +111,38 @@ class InplaceMethods(TensorBase):
         """In place: ``self *= other``."""
         return self._inplace(ops.arithmetic.mul, _np_mul_inplace, other)
 
-    def div_(self, other) -> Self:
-        """In place: ``self /= other``."""
+    def div_(self, other, **rounding_mode) -> Self:
+        """In place: ``self /= other`` (or rounded, with ``rounding_mode=``)."""
+        if rounding_mode.get("rounding_mode") is not None:  # keeps integer dtypes
+            return self._binary_inplace(ops.arithmetic.div, other, **rounding_mode)
         if self._data.dtype.kind != "f":  # true division gives floats
             raise RuntimeError(
                 "result type Float can't be cast to the desired output type "
                 f"{_dtype.scalar_type_name(self._data.dtype)}"
             )
+        if rounding_mode:  # rounding_mode=None given: DivBackward2, as PyTorch
+            return self._binary_inplace(ops.arithmetic.div, other, **rounding_mode)
         return self._inplace(ops.arithmetic.div, _np_div_inplace, other)
+
+    def fmod_(self, other) -> Self:
+        """In place: ``self = fmod(self, other)``."""
+        return self._binary_inplace(ops.arithmetic.fmod, other)
+
+    def remainder_(self, other) -> Self:
+        """In place: ``self %= other``."""
+        return self._binary_inplace(ops.arithmetic.remainder, other)
+
+    def _binary_inplace(self, operation: Callable, other, **options) -> Self:
+        """In place, for an operation whose arithmetic lives in its Function
+        (``operation(tensor, other, **options)``): its result is written back."""
+
+        def out_of_place(x, y):
+            return operation(x, y, **options)
+
+        def compute(a, b):
+            a[...] = out_of_place(self._make(a), b)._data
+
+        return self._inplace(out_of_place, compute, other)
 
     def zero_(self) -> Self:
         """In place: set every element to 0 (``w.grad.zero_()`` between steps)."""
@@ -179,6 +203,12 @@ class InplaceMethods(TensorBase):
 
     def __itruediv__(self, other):
         return self.div_(other)
+
+    def __ifloordiv__(self, other):
+        return self._binary_inplace(ops.arithmetic.floor_divide, other)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
 
     def __setitem__(self, key, value) -> None:
         key = ops.shape.normalize_key(key)

@@ -30,8 +30,9 @@ class MathMethods(TensorBase):
     def mul(self, other):
         return ops.arithmetic.mul(self, other)
 
-    def div(self, other):
-        return ops.arithmetic.div(self, other)
+    def div(self, other, **rounding_mode):
+        # rounding_mode=... only when given: PyTorch names the node by whether it was.
+        return ops.arithmetic.div(self, other, **rounding_mode)
 
     def neg(self):
         return ops.arithmetic.neg(self)
@@ -44,6 +45,9 @@ class MathMethods(TensorBase):
 
     def remainder(self, other):
         return ops.arithmetic.remainder(self, other)
+
+    def fmod(self, other):
+        return ops.arithmetic.fmod(self, other)
 
     def floor_divide(self, other):
         return ops.arithmetic.floor_divide(self, other)

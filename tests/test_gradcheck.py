@@ -123,6 +123,17 @@ def away_from_bounds(gap: float = 1e-3):
     return valid
 
 
+def away_from_jumps(divisor: float | None = None, gap: float = 1e-3):
+    """valid() for fmod, remainder and rounded division: x / y keeps ``gap`` away
+    from the integers, where they jump (y: the second input, or ``divisor``)."""
+
+    def valid(arrays):
+        quotient = arrays[0] / (arrays[1] if divisor is None else divisor)
+        return bool(np.all(np.abs(quotient - np.round(quotient)) > gap))
+
+    return valid
+
+
 def sample(op: Op, shapes: tuple[Shape, ...], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     for _ in range(1000):
@@ -208,6 +219,25 @@ ARITHMETIC = [
     binary("pow_tensor", lambda L, a, b: a**b, ("positive", "real")),
     unary("rpow_2", lambda L, a: 2**a),
     unary("rpow_half", lambda L, a: 0.5**a),
+    binary("fmod", lambda L, a, b: L.fmod(a, b), ("real", "nonzero"), valid=away_from_jumps()),
+    unary("fmod_scalar", lambda L, a: a.fmod(0.75), valid=away_from_jumps(0.75)),
+    binary("remainder", lambda L, a, b: a % b, ("real", "nonzero"), valid=away_from_jumps()),
+    unary("remainder_scalar", lambda L, a: a % -0.75, valid=away_from_jumps(-0.75)),
+    *[
+        binary(
+            f"div_{mode}",
+            (lambda mode: lambda L, a, b: L.div(a, b, rounding_mode=mode))(mode),  # noqa: B023
+            ("real", "nonzero"),
+            valid=away_from_jumps(),
+        )
+        for mode in ("floor", "trunc")
+    ],
+    binary("div_mode_none", lambda L, a, b: a.div(b, rounding_mode=None), ("real", "nonzero")),
+    unary(
+        "div_floor_scalar",
+        lambda L, a: L.div(a, 0.5, rounding_mode="floor"),
+        valid=away_from_jumps(0.5),
+    ),
 ]
 
 POINTWISE = [

@@ -4,7 +4,7 @@ subclass each: ``forward`` on NumPy arrays, ``backward`` as the chain rule.
 PyTorch keeps these formulas in ``tools/autograd/derivatives.yaml``; here each sits
 next to its forward, grouped by kind:
 
-* :mod:`.arithmetic` — ``+ - * / **``, negation, reciprocal
+* :mod:`.arithmetic` — ``+ - * / ** // %``, ``fmod``, rounded ``div``, negation, reciprocal
 * :mod:`.pointwise` — ``exp, log, sqrt, abs, sigmoid, tanh, relu, clamp, maximum``
 * :mod:`.reduction` — ``sum, mean`` (and non-differentiable ``max/min/argmax``)
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,

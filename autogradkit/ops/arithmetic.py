@@ -1,4 +1,4 @@
-"""Arithmetic: ``+ - * / **``, negation and reciprocal.
+"""Arithmetic: ``+ - * / ** // %``, ``fmod``, rounded ``div``, negation and reciprocal.
 
 Each class states its derivative in its docstring. Broadcasting needs no care
 here: when ``x`` of shape (3,) was added to ``y`` of shape (2, 3), ``backward``
@@ -8,6 +8,7 @@ returns a (2, 3) gradient for ``x`` too and the base class sums it back to (3,).
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,7 @@ __all__ = [
     "pow",
     "reciprocal",
     "remainder",
+    "fmod",
     "floor_divide",
 ]
 
@@ -375,11 +377,34 @@ def _values(x):
     return x._data if isinstance(x, Tensor) else x
 
 
-def _check_integer_divisor(dividend, divisor) -> None:
-    """Integer ``//`` and ``%`` by zero: PyTorch raises where NumPy gives 0 with a
-    RuntimeWarning (floats divide to ±inf or nan in both)."""
-    if np.result_type(dividend, divisor).kind in "iu" and not np.all(divisor):
+def _check_integer_divisor(dividend, divisor, kernel: str = "div_floor_cpu") -> None:
+    """Integer ``//``, ``%``, ``fmod`` and rounded ``div`` by zero: PyTorch raises
+    where NumPy gives 0 with a RuntimeWarning (floats divide to ±inf or nan in
+    both). Two bools: PyTorch has no such kernel (NumPy would compute in int8)."""
+    kind = np.result_type(dividend, divisor).kind
+    if kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if kind in "iu" and not np.all(divisor):
         raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_divide(x, y):
+    """x / y rounded towards 0, as PyTorch's ``div(rounding_mode='trunc')``: for
+    floats trunc(x / y); for integers exactly (no detour through floats), the
+    floor quotient moved up by one where it was rounded down below 0."""
+    if np.result_type(x, y).kind == "f":
+        return np.trunc(np.true_divide(x, y))
+    quotient = np.floor_divide(x, y)
+    return quotient + ((np.remainder(x, y) != 0) & (np.less(x, 0) != np.less(y, 0)))
+
+
+def _zeros_like(grad_output):
+    """A zero gradient of ``grad_output``'s shape, as PyTorch's ``zeros_like(grad)``:
+    0 even where the gradient from above is inf or nan, and a constant (no graph)
+    in a create_graph pass."""
+    if isinstance(grad_output, Tensor):
+        return Tensor._make(np.zeros_like(grad_output._data))
+    return np.zeros_like(grad_output)
 
 
 class Remainder(Elementwise):
@@ -392,8 +417,8 @@ class Remainder(Elementwise):
     @staticmethod
     def forward(ctx, x, c):
         x, c = promote(x, c)
-        _check_integer_divisor(x, c)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        _check_integer_divisor(x, c, "remainder_cpu")
+        with np.errstate(all="ignore"):
             return np.asarray(np.remainder(x, c))
 
     @staticmethod
@@ -410,15 +435,91 @@ class RemainderTensor(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        # The operands themselves (see Mul): y's gradient divides them again.
+        ctx.save_for_backward(*((x, y) if ctx.needs_input_grad[1] else ()))
         x, y = promote(x, y)
-        _check_integer_divisor(x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ctx.quotient = np.floor_divide(x, y)
+        _check_integer_divisor(x, y, "remainder_cpu")
+        with np.errstate(all="ignore"):
             return np.asarray(np.remainder(x, y))
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output, -grad_output * ctx.quotient
+        if not ctx.needs_input_grad[1]:
+            return grad_output, None
+        x, y = ctx.saved_tensors  # ⌊x/y⌋ as PyTorch's formula: a node under create_graph
+        return grad_output, -grad_output * DivRounded.in_formula(x, y, "floor")
+
+
+class Fmod(Elementwise):
+    """f(x) = x − c·trunc(x/c) for a number c (``torch.fmod(x, 3)``: the remainder
+    with the sign of x, as C's fmod);   ∂f/∂x = 1 (away from the jumps)"""
+
+    node_name = "FmodBackward0"
+    formula = r"f(x) = x - c \operatorname{trunc}(x / c) \qquad \frac{\partial f}{\partial x} = 1"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        x, c = promote(x, c)
+        _check_integer_divisor(x, c, "fmod_cpu")
+        with np.errstate(all="ignore"):
+            return np.asarray(np.fmod(x, c))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+class FmodTensor(BinaryFunction):
+    """f(x, y) = x − y·trunc(x/y) (both tensors);   ∂f/∂x = 1,   ∂f/∂y = −trunc(x/y)"""
+
+    node_name = "FmodBackward1"
+    formula = r"f(x, y) = x - y \operatorname{trunc}(x / y) \qquad \frac{\partial f}{\partial x} = 1, \quad \frac{\partial f}{\partial y} = -\operatorname{trunc}(x / y)"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(*((x, y) if ctx.needs_input_grad[1] else ()))  # see Remainder
+        x, y = promote(x, y)
+        _check_integer_divisor(x, y, "fmod_cpu")
+        with np.errstate(all="ignore"):
+            return np.asarray(np.fmod(x, y))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if not ctx.needs_input_grad[1]:
+            return grad_output, None
+        x, y = ctx.saved_tensors
+        return grad_output, -grad_output * DivRounded.in_formula(x, y, "trunc")
+
+
+class DivRounded(BinaryFunction):
+    """f(x, y) = x / y rounded as ``rounding_mode`` says (``torch.div(x, y,
+    rounding_mode=...)``): ⌊x/y⌋ for ``'floor'``, trunc(x/y) for ``'trunc'``, x/y for
+    None;   ∂f/∂x = ∂f/∂y = 0 when rounded (a step function: PyTorch's gradient is
+    zero), else those of x / y"""
+
+    node_name = "DivBackward2"
+    formula = r"f(x, y) = \lfloor x / y \rfloor \text{ or } \operatorname{trunc}(x / y) \qquad \frac{\partial f}{\partial x} = 0, \quad \frac{\partial f}{\partial y} = 0"
+
+    @staticmethod
+    def forward(ctx, x, y, rounding_mode):
+        ctx.rounding_mode = rounding_mode
+        if rounding_mode is None:
+            return Div.forward(ctx, x, y)
+        x, y = promote(x, y)
+        _check_integer_divisor(x, y, f"div_{rounding_mode}_cpu")
+        with np.errstate(all="ignore"):  # x/0 is ±inf or nan; int64 min // -1 wraps
+            if rounding_mode == "floor":
+                return np.asarray(np.floor_divide(x, y))
+            return np.asarray(_trunc_divide(x, y))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.rounding_mode is None:
+            return (*Div.backward(ctx, grad_output), None)
+        grad_x = _zeros_like(grad_output) if ctx.needs_input_grad[0] else None
+        grad_y = _zeros_like(grad_output) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y, None
 
 
 class NotDifferentiable(Function):
@@ -433,8 +534,8 @@ class NotDifferentiable(Function):
     def forward(ctx, ufunc, aten_name, x, y):
         ctx.aten_name = aten_name
         x, y = promote(x, y)
-        _check_integer_divisor(x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        _check_integer_divisor(x, y, _CPU_KERNELS[aten_name])
+        with np.errstate(all="ignore"):
             return np.asarray(ufunc(x, y))
 
     @staticmethod
@@ -446,6 +547,10 @@ class NotDifferentiable(Function):
         raise NotImplementedError(
             f"Trying to use forward AD with aten::{ctx.aten_name} that does not support it."
         )
+
+
+# PyTorch's names of the kernels behind // and %, which its refusal of bools names.
+_CPU_KERNELS = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu"}
 
 
 def _not_implemented_name(node) -> str:
@@ -538,12 +643,53 @@ def mul(input, other) -> Tensor:
     return Mul.apply(input, other)
 
 
-def div(input, other) -> Tensor:
-    """``input / other`` (true division), elementwise with broadcasting."""
+_ROUNDING_MODES = (None, "trunc", "floor")
+# rounding_mode's default: PyTorch records DivBackward2 whenever the argument is
+# given, None included, and DivBackward0 when it is not.
+_NOT_GIVEN: Any = object()
+
+
+def div(input, other, *, rounding_mode=_NOT_GIVEN) -> Tensor:
+    """``input / other``, elementwise with broadcasting: true division, or rounded
+    down (``rounding_mode='floor'``, as ``//``) or towards 0 (``'trunc'``), which
+    keeps integer dtypes and has a zero gradient.
+
+    >>> import autogradkit as torch
+    >>> torch.div(torch.tensor([7, -7]), 2, rounding_mode='trunc')
+    tensor([ 3, -3])
+    """
     other = _check_operand(other)
+    if rounding_mode is not _NOT_GIVEN:
+        _check_rounding_mode(input, other, rounding_mode)
+        if not isinstance(input, Tensor):
+            input = _as_tensor(_check_operand(input, "input"))
+        return DivRounded.apply(input, other, rounding_mode)
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
     return Div.apply(input, other)
+
+
+def _check_rounding_mode(input, other, rounding_mode) -> None:
+    """PyTorch's refusals of a rounding mode that is not None, 'trunc' or 'floor'."""
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        names = [_argument_type(input), _argument_type(other)]
+        raise TypeError(
+            f"div() received an invalid combination of arguments - got ({', '.join(names)}, "
+            f"rounding_mode={type(rounding_mode).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, str rounding_mode)\n"
+        )
+    if rounding_mode not in _ROUNDING_MODES:
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+
+
+def _argument_type(value) -> str:
+    """How PyTorch's argument parser names an argument's type in its messages."""
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
 
 
 def neg(input: Tensor) -> Tensor:
@@ -587,6 +733,27 @@ def remainder(input, other) -> Tensor:
     if isinstance(other, Tensor):
         return RemainderTensor.apply(input, other)
     return Remainder.apply(input, other)
+
+
+def fmod(input, other) -> Tensor:
+    """The remainder of ``input / other`` with the sign of ``input`` (C's ``fmod``;
+    ``%`` takes the sign of ``other``).
+
+    >>> import autogradkit as torch
+    >>> torch.fmod(torch.tensor([5.0, -5.0]), 3)
+    tensor([ 2., -2.])
+    """
+    if not isinstance(input, Tensor) or not isinstance(other, (Tensor, int, float, bool)):
+        names = f"{_argument_type(input)}, {_argument_type(other)}"
+        raise TypeError(
+            f"fmod() received an invalid combination of arguments - got ({names}), but "
+            "expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n"
+        )
+    if isinstance(other, Tensor):
+        return FmodTensor.apply(input, other)
+    return Fmod.apply(input, other)
 
 
 def floor_divide(input, other) -> Tensor:

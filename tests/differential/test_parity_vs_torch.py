@@ -1,5 +1,10 @@
 """Parity with PyTorch where a careful learner found a different answer (issue 12):
 
+* integer and bool arithmetic: ``//``, ``%``, ``torch.fmod``, ``torch.remainder``
+  and ``torch.div(..., rounding_mode=)`` (and their methods and in-place forms)
+  over int64, float32, float64 and bool operands, tensors and numbers, negative
+  operands and zero divisors: values, result dtypes, PyTorch's refusals (bools,
+  integer division by zero), gradients and ``grad_fn`` names;
 * ``autograd.grad`` asked about a hooked non-leaf and a leaf: which gradient each
   gets, hooked or not, follows PyTorch's engine (a node that leads on to another
   input hands over the gradient before its hooks run; one that is only captured
@@ -12,7 +17,7 @@ import zlib
 
 import harness as H
 import pytest
-from harness import Program
+from harness import Program, attempt
 
 PROGRAMS: list[Program] = []
 
@@ -79,6 +84,175 @@ def _split_output_hooked(lib, inp):
 
 
 register("grad-capture/split-output-hooked", _split_output_hooked)
+
+
+# ----------------------------------------------------------------------------- integer arithmetic
+
+NAN, INF = float("nan"), float("inf")
+# Dividends and divisors with every sign combination, exact and inexact quotients,
+# zeros, and for floats inf and nan.
+INT_DIVIDENDS = [7, -7, 6, -6, 0, 1, -1, 5]
+INT_DIVISORS = [2, 2, -4, -4, 3, -3, 1, -5]
+FLOAT_DIVIDENDS = [7.0, -7.0, 5.5, -5.5, 0.0, -0.0, INF, -2.5, NAN, 3.0, -3.0, 1.0]
+FLOAT_DIVISORS = [2.0, 2.0, -3.0, -3.0, 0.0, 2.0, 2.0, 0.0, 1.0, INF, INF, -INF]
+BOOLS = ([True, False, True, False], [True, True, False, False])
+DIVISIONS = {
+    "floordiv": lambda lib, a, b: a // b,
+    "mod": lambda lib, a, b: a % b,
+    "fmod": lambda lib, a, b: lib.fmod(a, b),
+    "remainder": lambda lib, a, b: lib.remainder(a, b),
+    "div-floor": lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
+    "div-trunc": lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"),
+    "div-none": lambda lib, a, b: lib.div(a, b, rounding_mode=None),
+    "method-div-trunc": lambda lib, a, b: a.div(b, rounding_mode="trunc"),
+    "method-fmod": lambda lib, a, b: a.fmod(b),
+}
+
+
+def _operands(lib, dtype: str):
+    if dtype == "bool":
+        return lib.tensor(BOOLS[0]), lib.tensor(BOOLS[1])
+    if dtype == "int64":
+        return lib.tensor(INT_DIVIDENDS), lib.tensor(INT_DIVISORS)
+    kind = getattr(lib, dtype)
+    return lib.tensor(FLOAT_DIVIDENDS, dtype=kind), lib.tensor(FLOAT_DIVISORS, dtype=kind)
+
+
+def _division_grid(op):
+    """One operation over each dtype: tensor by tensor, by numbers of each kind
+    (int, float, bool, negative, zero), by a 0-d tensor, and a number by a tensor."""
+
+    def fn(lib, inp):
+        out = {}
+        for dtype in ("int64", "float32", "float64", "bool"):
+            a, b = _operands(lib, dtype)
+            out[dtype] = attempt(lambda a=a, b=b: op(lib, a, b))
+            for name, number in [
+                ("3", 3),
+                ("-2", -2),
+                ("2.5", 2.5),
+                ("-0.5", -0.5),
+                ("True", True),
+                ("0", 0),
+                ("0.0", 0.0),
+            ]:
+                out[f"{dtype}-by-{name}"] = attempt(lambda a=a, n=number: op(lib, a, n))
+            out[f"{dtype}-by-0d"] = attempt(lambda a=a: op(lib, a, lib.tensor(-3)))
+            out[f"{dtype}-by-0d-float"] = attempt(lambda a=a: op(lib, a, lib.tensor(1.5)))
+            out[f"int-by-{dtype}"] = attempt(
+                lambda b=b: op(lib, lib.tensor(INT_DIVIDENDS[:4]), b[:4])
+            )
+        return out
+
+    return fn
+
+
+for _name, _op in DIVISIONS.items():
+    register(f"arith/grid/{_name}", _division_grid(_op))
+
+
+def _numbers_first(lib, inp):
+    """A number divided by a tensor (``7 // t``, ``7 % t``, ``torch.div(7, t, ...)``)."""
+    ints, floats, bools = (
+        lib.tensor([2, -3, 4]),
+        lib.tensor([2.0, -3.0, 0.0]),
+        lib.tensor([True, True]),
+    )
+    out = {}
+    for name, number in [("7", 7), ("-7.5", -7.5), ("True", True)]:
+        for tname, t in [("int", ints), ("float", floats), ("bool", bools)]:
+            out[f"{name}-floordiv-{tname}"] = attempt(lambda n=number, t=t: n // t)
+            out[f"{name}-mod-{tname}"] = attempt(lambda n=number, t=t: n % t)
+            out[f"{name}-remainder-{tname}"] = attempt(lambda n=number, t=t: lib.remainder(n, t))
+            out[f"{name}-div-floor-{tname}"] = attempt(
+                lambda n=number, t=t: lib.div(n, t, rounding_mode="floor")
+            )
+    return out
+
+
+register("arith/numbers-first", _numbers_first)
+
+
+def _division_errors(lib, inp):
+    i = lib.tensor([7, -7])
+    return {
+        "bad-mode": attempt(lambda: lib.div(i, 2, rounding_mode="round")),
+        "mode-not-a-str": attempt(lambda: lib.div(i, 2, rounding_mode=3)),
+        "fmod-number-first": attempt(lambda: lib.fmod(2, i)),
+        "fmod-float-first": attempt(lambda: lib.fmod(2.0, i)),
+        "fmod-of-str": attempt(lambda: lib.fmod(i, "a")),
+        "int-floordiv-zero-tensor": attempt(
+            lambda: lib.div(i, lib.tensor([1, 0]), rounding_mode="floor")
+        ),
+        "int-fmod-zero-tensor": attempt(lambda: lib.fmod(i, lib.tensor([0, 1]))),
+    }
+
+
+register("arith/errors", _division_errors)
+
+
+def _inplace_divisions(lib, inp):
+    def run(dtype, method, *args, **kwargs):
+        t = lib.tensor([7, -7, 5, -6], dtype=getattr(lib, dtype))
+        result = attempt(lambda: getattr(t, method)(*args, **kwargs))
+        return {"t": t, "same": result is t if isinstance(result, lib.Tensor) else result}
+
+    out = {}
+    for dtype in ("int64", "float32"):
+        out[f"{dtype}-div-floor"] = run(dtype, "div_", 2, rounding_mode="floor")
+        out[f"{dtype}-div-trunc-tensor"] = run(
+            dtype, "div_", lib.tensor([2, -2, 3, 4]), rounding_mode="trunc"
+        )
+        out[f"{dtype}-div-floor-float"] = run(dtype, "div_", 2.5, rounding_mode="floor")
+        out[f"{dtype}-div-none"] = run(dtype, "div_", 2, rounding_mode=None)
+        out[f"{dtype}-fmod"] = run(dtype, "fmod_", -3)
+        out[f"{dtype}-fmod-float"] = run(dtype, "fmod_", 2.5)
+        out[f"{dtype}-remainder"] = run(dtype, "remainder_", -3)
+        out[f"{dtype}-remainder-zero"] = run(dtype, "remainder_", 0)
+        out[f"{dtype}-ifloordiv"] = run(dtype, "__ifloordiv__", 3)
+        out[f"{dtype}-imod"] = run(dtype, "__imod__", lib.tensor(-4))
+    return out
+
+
+register("arith/in-place", _inplace_divisions)
+
+
+def _division_gradients(lib, inp):
+    """Gradients and grad_fn names: fmod and remainder pass the gradient to the
+    dividend and −trunc(a/b) / −⌊a/b⌋ times it to the divisor; a rounded div has a
+    zero gradient for both (DivBackward2, also for rounding_mode=None)."""
+    out = {}
+    weights = [1.0, 2.0, 3.0, 4.0, 5.0]
+    for name, op in DIVISIONS.items():
+        if name in ("floordiv",):
+            continue
+        a = lib.tensor([7.0, -7.0, 5.5, -5.5, 3.0], requires_grad=True)
+        b = lib.tensor([2.0, 2.0, -3.0, -3.0, 0.0], requires_grad=True)
+        y = op(lib, a, b)
+        (y * lib.tensor(weights)).sum().backward()
+        c = lib.tensor([7.0, -7.0, 5.5, -5.5, 3.0], requires_grad=True)
+        by_number = op(lib, c, 2.5)
+        (by_number * lib.tensor(weights)).sum().backward()
+        out[name] = {"y": y, "a": a, "b": b, "by_number": by_number, "c": c}
+    return out
+
+
+register("arith/gradients", _division_gradients)
+
+
+def _division_double_backward(lib, inp):
+    out = {}
+    for name in ("fmod", "remainder", "div-floor"):
+        a = lib.tensor([7.0, -5.5, 2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([2.0, -3.0, 0.5], dtype=lib.float64, requires_grad=True)
+        y = DIVISIONS[name](lib, a, b)
+        ga, gb = lib.autograd.grad((y * y).sum(), [a, b], create_graph=True)
+        second = attempt(lambda ga=ga, a=a: lib.autograd.grad(ga.sum(), a, allow_unused=True))
+        out[name] = {"ga": ga, "gb": gb, "second": second}
+    return out
+
+
+register("arith/double-backward", _division_double_backward)
 
 
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
