@@ -154,6 +154,19 @@ class Edge(NamedTuple):
 NO_EDGE = Edge(None, 0)
 
 
+class _SavedByName:
+    """``grad_fn._saved_<name>``: what the node's operation saved under that name
+    (see :func:`_saved_by_name`); an AttributeError where it saved nothing so named."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, node: Node | None, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        return _saved_by_name(node, self.name)
+
+
 class Node:
     """One recorded operation in the backward graph (PyTorch: ``torch.autograd.graph.Node``).
 
@@ -219,6 +232,10 @@ class Node:
     _multi_output = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
+    # Set by forward mode (forward_ad.push_tangent) on the nodes whose jvp reads them.
+    primals: tuple
+    differentiable: tuple
+    result: Any
 
     # -- identity ---------------------------------------------------------------
     def name(self) -> str:
@@ -308,12 +325,25 @@ class Node:
                     _inplace_message(producer, value.shape, value.dtype, expected, counter[0])
                 )
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names that are not found: grad_fn._saved_self,
-        # _saved_other, _saved_result, _saved_exponent, ... (see _saved_by_name).
-        if name.startswith("_saved_") and name != "_saved_sources":
-            return _saved_by_name(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # What the operation saved, by PyTorch's names: its nodes have these as
+    # properties (generated from derivatives.yaml), and so do ours. They are named
+    # one by one rather than served by a __getattr__, because a class with
+    # __getattr__ makes every attribute read on every node (next_functions,
+    # input_metadata, saved_tensors, ...) take CPython's slow generic path: about a
+    # tenth of a backward pass.
+    _saved_self = _SavedByName()
+    _saved_other = _SavedByName()
+    _saved_result = _SavedByName()
+    _saved_exponent = _SavedByName()
+    _saved_dim = _SavedByName()
+    _saved_dims = _SavedByName()
+    _saved_keepdim = _SavedByName()
+    _saved_indices = _SavedByName()
+    _saved_p = _SavedByName()
+    _saved_reduction = _SavedByName()
+    _saved_split_size = _SavedByName()
+    _saved_split_sizes = _SavedByName()
+    _saved_self_sym_sizes = _SavedByName()
 
     def _release(self) -> None:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
