@@ -155,5 +155,5 @@ def test_setitem_with_index_tensors_passes_gradcheck():
         c[0, [2, 0]] = v * v
         return c * c
 
-    assert torch.autograd.gradcheck(f, (x, v))
+    assert torch.autograd.gradcheck(f, (x, v), check_forward_ad=True)
     assert torch.autograd.gradgradcheck(f, (x, v))

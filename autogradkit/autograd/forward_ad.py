@@ -29,6 +29,10 @@ kind of function they are (elementwise, linear, bilinear, a reduction to a numbe
 the rest write theirs out. ``grad_fn`` and backward are untouched: a dual tensor can
 also take part in an ordinary backward pass.
 
+As in PyTorch, the tangent of a view (``x[0]``, ``x.t()``) is that view of its
+base's tangent, so an in-place change through a view (``x[0].mul_(2)``) changes
+the tangent of the base and of every other view of it.
+
 Tangents are computed without recording a graph (so, unlike PyTorch, a tangent never
 has a ``grad_fn`` of its own: no backward through forward mode), and, as in PyTorch,
 one dual level may be active at a time.
@@ -79,8 +83,9 @@ state = _DualState()
 
 # The tangents of the active level: id(tensor) -> (weak reference to it, tangent).
 # Kept beside the tensors rather than in them, so a tensor is not one slot bigger
-# and a tangent disappears with its tensor (or when the level ends).
-_tangents: dict[int, tuple[weakref.ref, Tensor]] = {}
+# and a tangent disappears with its tensor (or when the level ends). None marks
+# a tensor that has no tangent even though its base has one (unpack_dual's primal).
+_tangents: dict[int, tuple[weakref.ref, Tensor | None]] = {}
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -211,19 +216,40 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     from ..ops.shape import primal_view
 
     primal = primal_view(tensor)
-    _tangents.pop(id(primal), None)  # the primal is the value alone
+    _set_tangent(primal, None)  # the primal is the value alone
     return UnpackedDualTensor(primal, tangent)
 
 
 def tangent_of(tensor: Tensor) -> Tensor | None:
-    """The tangent ``tensor`` carries in the active level, or None."""
+    """The tangent ``tensor`` carries in the active level, or None. As in PyTorch,
+    the tangent of a view is the same view of its base's tangent, when the base
+    has one: an in-place change through the view or the base shows in both."""
     entry = _tangents.get(id(tensor))
-    if entry is None or entry[0]() is not tensor:
-        return None
-    return entry[1]
+    own = entry[1] if entry is not None and entry[0]() is tensor else None
+    info = tensor._view
+    if info is None or (entry is not None and own is None and entry[0]() is tensor):
+        return own
+    base_tangent = _own_tangent(info.base)
+    if base_tangent is None:
+        return own  # a dual made by make_dual (a view) and its views carry their own
+    return Tensor._make(_view_of(info.steps, base_tangent._data))
 
 
-def _set_tangent(tensor: Tensor, tangent: Tensor) -> None:
+def _own_tangent(tensor: Tensor) -> Tensor | None:
+    """The tangent stored for ``tensor`` itself (not one derived from its base)."""
+    entry = _tangents.get(id(tensor))
+    return entry[1] if entry is not None and entry[0]() is tensor else None
+
+
+def _view_of(steps: tuple, array: np.ndarray) -> np.ndarray:
+    """The view that a view's ``steps`` (see ``autograd/views.py``) make of ``array``,
+    an array shaped like the view's base."""
+    for step in steps:
+        array = step.forward(array)
+    return array
+
+
+def _set_tangent(tensor: Tensor, tangent: Tensor | None) -> None:
     key = id(tensor)
     _tangents[key] = (weakref.ref(tensor, _forget(key)), tangent)
 
@@ -373,7 +399,6 @@ def inplace_tangent(tensor: Tensor, out_of_place: Callable, other: Any = None) -
     own = tangent_of(tensor)
     if own is None and (type(other) is not Tensor or tangent_of(other) is None):
         return None
-    _refuse_view_of_dual(tensor)
     from .grad_mode import no_grad
 
     before = Tensor._make(tensor._data.copy())
@@ -392,24 +417,38 @@ def write_tangent(tensor: Tensor, key: Any, source: Any) -> None:
     new = tangent_of(source) if type(source) is Tensor else None
     if own is None and new is None:
         return
-    _refuse_view_of_dual(tensor)
     tangent = np.zeros_like(tensor._data) if own is None else own._data.copy()
     tangent[key] = 0 if new is None else new._data
-    _set_tangent(tensor, Tensor._make(tangent))
+    set_tangent(tensor, Tensor._make(tangent))
 
 
 def set_tangent(tensor: Tensor, tangent: Tensor) -> None:
-    """Give ``tensor`` the tangent ``tangent`` in the active level."""
-    _set_tangent(tensor, tangent)
+    """After an in-place change of ``tensor``, its tangent is ``tangent``.
 
-
-def _refuse_view_of_dual(tensor: Tensor) -> None:
-    base = tensor._base
-    if base is not None and tangent_of(base) is not None:
-        raise NotImplementedError(
-            "autogradkit does not carry tangents through an in-place change of a view of a "
-            "dual tensor (PyTorch updates the base's tangent too). Change a clone() instead."
-        )
+    For a view the change is made where PyTorch makes it: in the base's tangent
+    (a copy of it, or zeros if the base had none, with the view's region
+    replaced), which the view and every other view of the base then show; for a
+    dual made by :func:`make_dual` (a view whose base has no tangent) and its
+    views, in the tangent they share, in place (as in PyTorch, the tangent given
+    to ``make_dual`` changes too).
+    """
+    info = tensor._view
+    if info is None:
+        _set_tangent(tensor, tangent)
+        return
+    base = info.base
+    base_tangent = _own_tangent(base)
+    own = _own_tangent(tensor)
+    if base_tangent is None and own is not None:
+        if own._data.flags.writeable:
+            own._data[...] = tangent._data
+        else:  # pragma: no cover - a tangent NumPy cannot write (broadcast): replace it
+            _set_tangent(tensor, tangent)
+        return
+    array = np.zeros_like(base._data) if base_tangent is None else base_tangent._data.copy()
+    _view_of(info.steps, array)[...] = tangent._data
+    _set_tangent(base, Tensor._make(array))
+    _tangents.pop(id(tensor), None)  # from now on the view's tangent is read from the base
 
 
 # -- watching forward mode ----------------------------------------------------------------

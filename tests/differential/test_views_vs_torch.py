@@ -427,6 +427,80 @@ def _index_put_forward_ad(lib, inp):
 register("index-put/forward-ad", _index_put_forward_ad)
 
 
+# ----------------------------------------------------------------------------- forward mode
+
+
+def _tangents(lib, named: dict) -> dict:
+    unpack = lib.autograd.forward_ad.unpack_dual
+    return {name: [unpack(t).primal, unpack(t).tangent] for name, t in named.items()}
+
+
+def _forward_through_dual_views(lib, inp):
+    """A dual made by make_dual and its views share one tangent: an in-place change
+    through any of them changes it for all (and the tangent given to make_dual)."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        t = lib.tensor([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+        y = fwAD.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([0.5, -1.0, 2.0]))
+        x = fwAD.make_dual(lib.tensor(M), t)
+        v, w, tr = x[0], x[:, 1], x.t()
+        v.mul_(2)
+        w.add_(y[:2])
+        tr[2].mul_(y[1:])
+        x[1, [0, 2]] = y[:2] * 3
+        x.unsqueeze(0)[0, 0].zero_()
+        return {"t": t, **_tangents(lib, {"x": x, "v": v, "w": w, "tr": tr})}
+
+
+register("forward-ad/dual-views", _forward_through_dual_views)
+
+
+def _forward_into_plain_base(lib, inp):
+    """A view of a tensor without tangent changed in place with a dual: the base
+    gets a tangent (zeros outside the view), and every view of it shows it."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        y = fwAD.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([0.5, -1.0, 2.0]))
+        q = lib.zeros(2, 3)
+        row, col = q[1], q[:, 0]
+        row.add_(y)
+        col.mul_(y[:2])  # row and col overlap at q[1, 0]
+        late = q[:, 2]  # made after the base has a tangent
+        q.mul_(y)  # the base itself: the views follow
+        s = lib.zeros(3)
+        s[1:].copy_(y[1:])
+        s[:1].fill_(y[0])
+        e = lib.zeros(2, 3)
+        e.t()[1:].add_(y[:2].view(2, 1))
+        e[0][[2, 0]] = y[:2]
+        named = {"q": q, "row": row, "col": col, "late": late, "s": s, "e": e}
+        return _tangents(lib, named)
+
+
+register("forward-ad/plain-base", _forward_into_plain_base)
+
+
+def _forward_and_backward_through_views(lib, inp):
+    """Tangents and gradients of one program: a dual that requires grad, changed
+    in place through views of a graph tensor (CopySlices)."""
+    fwAD = lib.autograd.forward_ad
+    a = lib.tensor(M, requires_grad=True)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(a * 1, lib.tensor([[1.0, 0.0, -1.0], [0.5, 2.0, 1.0]]))
+        c = x * x
+        c[0].mul_(x[1])
+        c[:, 2].add_(c[:, 0].clone())
+        out = (c * c).sum()
+        # Tangents compared by value: PyTorch records how they are computed (a
+        # tangent has a grad_fn there), autogradkit does not (see forward_ad.py).
+        named = {k: [p, t.detach()] for k, (p, t) in _tangents(lib, {"c": c, "out": out}).items()}
+    out.backward()
+    return {**named, "a": a.grad, "grad_fn": c.grad_fn.name().split("::")[-1]}
+
+
+register("forward-ad/with-backward", _forward_and_backward_through_views)
+
+
 # ----------------------------------------------------------------------------- refusals
 
 
