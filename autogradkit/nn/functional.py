@@ -111,17 +111,17 @@ class BinaryCrossEntropyWithLogits(_Loss):
     def forward(ctx, z, y, weight, pos_weight, reduction):
         ctx.save_for_backward(z, y, weight, pos_weight)
         ctx.reduction, ctx.count = reduction, z.size
-        # log σ(z) = min(z, 0) − log(1 + e^−|z|): log1p keeps the loss of a confident
-        # right answer (z = 20, y = 1: 2.06e-9) where log(1 + ...) rounds it to 0.
-        # Computed in float64 and rounded once, it agrees with PyTorch's float32
-        # kernel to the last bit more often than float32 arithmetic does.
-        wide = z.astype(np.float64)
-        log_sigmoid = (np.minimum(wide, 0) - np.log1p(np.exp(-np.abs(wide)))).astype(z.dtype)
+        # −log σ(z) = log(1 + e⁻ᶻ) = max(−z, 0) + log1p(e^−|z|), which is what
+        # np.logaddexp(0, −z) computes, in one call instead of five: log1p keeps the
+        # loss of a confident right answer (z = 20, y = 1: 2.06e-9) where log(1 + ...)
+        # rounds it to 0. Computed in float64 and rounded once, it agrees with
+        # PyTorch's float32 kernel to the last bit more often than float32 does.
+        neg_log_sigmoid = np.logaddexp(0.0, -z.astype(np.float64)).astype(z.dtype)
         if pos_weight is not None:
             log_weight = (pos_weight - 1) * y + 1
-            loss = (1 - y) * z - log_weight * log_sigmoid
+            loss = (1 - y) * z + log_weight * neg_log_sigmoid
         else:
-            loss = (1 - y) * z - log_sigmoid
+            loss = (1 - y) * z + neg_log_sigmoid
         if weight is not None:
             loss = loss * weight
         return _reduce(loss, reduction)
