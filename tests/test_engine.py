@@ -36,6 +36,29 @@ def test_next_functions_holds_one_edge_per_input():
     assert repr(second) == "(None, 0)"
 
 
+def test_every_operation_on_a_leaf_gets_the_same_edge_into_its_accumulate_grad():
+    """A leaf used by many operations (a weight) has one AccumulateGrad, and every
+    node's edge to it leads there with input_nr 0."""
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    first = (w * 2).grad_fn.next_functions[0]
+    second = (w + 1).grad_fn.next_functions[0]
+    assert first == second == (first.node, 0)
+    assert first.node.variable is w
+
+
+def test_a_node_that_saved_only_constants_is_freed_like_any_other():
+    """``t * 1.5`` saves no tensor (only the number); its graph is still freed by
+    the first pass, and a second pass is refused."""
+    t = torch.tensor(2.0, requires_grad=True)
+    y = t * 1.5
+    z = (t * 2.5) * 1.0
+    y.backward()
+    z.backward()
+    assert t.grad.item() == 4.0
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
 # -- 1. Count dependencies --------------------------------------------------------------
 def test_dependencies_count_the_edges_into_each_node():
     """Before any node runs, each node's count is the number of edges that lead

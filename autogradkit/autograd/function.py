@@ -514,12 +514,15 @@ class AccumulateGrad(Node):
     ``variable.grad``. Reached through ``next_functions``; leaves themselves have
     ``grad_fn = None``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "edge")
     _name = "AccumulateGrad"
 
     def __init__(self, variable) -> None:
         self._to_save = self._saved = self._saved_sources = None
         self.variable = variable
+        # The edge into this node, made once: a leaf (a weight) is an input of
+        # many operations, and each would otherwise build the same Edge again.
+        self.edge = _new_tuple(Edge, (self, 0))
         self._inputs = ()
         self.next_functions = ()
         self.needs_input_grad = ()
@@ -928,11 +931,10 @@ def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, boo
             if arg._requires_grad:
                 # gradient_edge(arg), written out: this runs for every input of every op.
                 node = arg._grad_fn  # a view's was brought up to date by _unwrap
-                edges.append(
-                    _new_tuple(
-                        Edge, (node, arg._output_nr) if node else (arg._grad_accumulator(), 0)
-                    )
-                )
+                if node is None:
+                    edges.append(arg._grad_accumulator().edge)
+                else:
+                    edges.append(_new_tuple(Edge, (node, arg._output_nr)))
             else:
                 edges.append(NO_EDGE)
                 untracked = True
@@ -1038,7 +1040,7 @@ def gradient_edge(tensor: Tensor) -> Edge:
     # (a NamedTuple's own constructor is a Python function).
     if tensor.grad_fn is not None:
         return _new_tuple(Edge, (tensor.grad_fn, tensor._output_nr))
-    return _new_tuple(Edge, (tensor._grad_accumulator(), 0))
+    return tensor._grad_accumulator().edge
 
 
 _new_tuple = tuple.__new__
@@ -1065,13 +1067,14 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     where kind says whether it is an input, the output, or a constant; and whether
     any of them is an input."""
     described = []
-    inputs_saved = False
+    inputs_saved = outputs_saved = False
     for value in saved:
         source: tuple = _CONSTANT_SOURCE
         if value is out:
             counter = result._version_counter
             source = (counter, counter[0], "output", None)
-        elif value is not None:
+            outputs_saved = True
+        elif isinstance(value, np.ndarray):  # numbers and None are no tensor's
             for arg in args:
                 if type(arg) is Tensor and arg._data is value:
                     counter = arg._version_counter
@@ -1079,7 +1082,22 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
                     inputs_saved = True
                     break
         described.append(source)
-    return tuple(described), inputs_saved
+    if inputs_saved or outputs_saved:
+        return tuple(described), inputs_saved
+    return _constant_sources(len(described)), False
+
+
+def _constant_sources(n: int) -> tuple:
+    """``n`` constant sources, as one tuple shared by every node that saved only
+    constants (``t * 1.5`` saves None and 1.5): no new tuple per node for the
+    garbage collector to count and look at."""
+    sources = _CONSTANT_SOURCES.get(n)
+    if sources is None:
+        sources = _CONSTANT_SOURCES[n] = (_CONSTANT_SOURCE,) * n
+    return sources
+
+
+_CONSTANT_SOURCES: dict[int, tuple] = {}
 
 
 def once_differentiable(fn: Callable) -> Callable:
