@@ -75,11 +75,13 @@ class BackwardStepper(FallbackVBox):
 
     Notes
     -----
-    The graph is drawn to fit the notebook's width. A graph wider than ``FOLD_PX``
-    (1000 px at ``scale`` 1) folds into rows read like text, the arrow from the end
-    of a row leading to the start of the next. The drawing then shrinks with the
-    width of the output area, but not below ``MIN_SCALE`` (0.65) of its size, where
-    its 12 px text would be under 8 px: narrower than that, it scrolls sideways.
+    The graph is drawn to fit the notebook's width. A graph that would be shown
+    wider than ``FOLD_PX`` (1000 px) folds into rows read like text, the arrow from
+    the end of a row leading to the start of the next (at a ``scale`` above 2 the
+    rows stay 500 px of drawing wide, so a large graph is not cut into slivers). The
+    drawing then shrinks with the width of the output area, but not below
+    ``MIN_SCALE`` (0.65) of its size, where its 12 px text would be under 8 px:
+    narrower than that, it scrolls sideways.
 
     Attributes
     ----------
@@ -137,7 +139,7 @@ class BackwardStepper(FallbackVBox):
         self.root = root
         self.graph: Graph = build_graph(root, params, caller_tensor_names())
         self._lines = {node: node_lines(node) for node in self.graph.nodes}
-        layout(self.graph, self._lines, fold_width=FOLD_PX / self.scale)
+        layout(self.graph, self._lines, fold_width=FOLD_PX / min(self.scale, 2.0))
         self._plotted = _plotted_tensors(self.graph, params)
         self._output_box = next((n for n in self.graph.nodes if n.kind == "output"), None)
         self._edges = {(e.source, e.target): e for e in self.graph.edges}

@@ -469,6 +469,11 @@ def test_a_wide_graph_folds_to_fit_a_notebook_and_shrinks_only_so_far():
     # A graph that fits is drawn as draw_graph draws it, in one row.
     small = BackwardStepper(fan_out()[0])
     assert len({n.band for n in small.graph.nodes}) == 1
+    # Shown three times as large, the rows stay 500 px of drawing wide (four rows),
+    # not 333 px slivers of a box or two (six rows; more would pass MAX_BANDS and hide
+    # the middle of a graph in a summary box).
+    big = BackwardStepper(loss, params={"v": v}, scale=3)
+    assert len({n.band for n in big.graph.nodes}) == 4 and 400 < big.graph.width <= 500
 
 
 def test_the_formula_is_shown_one_line_per_part():
