@@ -21,22 +21,22 @@ __all__ = ["matmul", "mm", "mv", "dot", "outer", "addmm"]
 
 
 # ndarray.dot clears its output (memset) before BLAS writes it, which np.matmul does
-# not; np.matmul costs more to dispatch instead. From about this many bytes of output
-# the clearing costs as much as the dispatch (measured: equal time at 64 KiB).
-_DOT_MAX_OUTPUT_BYTES = 32 * 1024
+# not; np.matmul costs more to dispatch instead. From about this many elements of
+# output (32 KiB of float32) the clearing costs as much as the dispatch (measured:
+# equal time at 64 KiB), so larger products use np.matmul.
+_DOT_MAX_OUTPUT = 8192
 
 
 def _mm(a, b):
     """a @ b for 2-d operands. On arrays, ndarray.dot for small results: for the
     small matrices of teaching examples it is about twice as fast as ``@`` (same
-    result); np.matmul for large ones, which it does not clear first (see
-    _DOT_MAX_OUTPUT_BYTES). On tensors (a create_graph pass), ``@``, which records
-    the product."""
-    if type(a) is np.ndarray and type(b) is np.ndarray:
-        if a.shape[0] * b.shape[1] * a.itemsize < _DOT_MAX_OUTPUT_BYTES:
-            return a.dot(b)
-        return np.matmul(a, b)
-    return a @ b
+    result); np.matmul for large ones (see _DOT_MAX_OUTPUT). On tensors (a
+    create_graph pass), ``@``, which records the product."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return a @ b
+    if len(a) * b.shape[1] < _DOT_MAX_OUTPUT:
+        return a.dot(b)
+    return np.matmul(a, b)
 
 
 class Mm(Bilinear):
@@ -47,10 +47,11 @@ class Mm(Bilinear):
 
     @staticmethod
     def forward(ctx, a, b):
-        if a.shape[1] != b.shape[0]:
+        (rows, inner), (inner_b, columns) = a.shape, b.shape
+        if inner != inner_b:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                f"{b.shape[0]}x{b.shape[1]})"
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and "
+                f"{inner_b}x{columns})"
             )
         if a.dtype != b.dtype:
             _raise_dtype_mismatch(a, b)
@@ -58,7 +59,8 @@ class Mm(Bilinear):
         ctx.save_for_backward(
             a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None
         )
-        return _mm(a, b)
+        # _mm's choice, written out: this runs for every product a learner records.
+        return a.dot(b) if rows * columns < _DOT_MAX_OUTPUT else np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -359,10 +361,11 @@ class Addmm(Function):
 
     @staticmethod
     def forward(ctx, bias, a, b):
-        if a.shape[1] != b.shape[0]:
+        (rows, inner), (inner_b, columns) = a.shape, b.shape
+        if inner != inner_b:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                f"{b.shape[0]}x{b.shape[1]})"
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and "
+                f"{inner_b}x{columns})"
             )
         if a.dtype != b.dtype:
             _raise_dtype_mismatch(a, b)
