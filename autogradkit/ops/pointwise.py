@@ -105,16 +105,32 @@ class Abs(Elementwise):
 
     @staticmethod
     def forward(ctx, x):
-        sign = np.sign(x)
-        if sign.dtype.kind == "f":
-            sign = np.where(np.isnan(sign), 0, sign)  # PyTorch's sgn(nan) in abs' backward is 0
-        ctx.save_for_backward(sign)
+        ctx.save_for_backward(x)
         return np.abs(x)
 
     @staticmethod
     def backward(ctx, grad_output):
-        (sign,) = ctx.saved_tensors
-        return grad_output * sign
+        (x,) = ctx.saved_tensors
+        return grad_output * Sgn.in_formula(x)  # as PyTorch's formula: a graph through x
+
+
+class Sgn(Elementwise):
+    """f(x) = sgn x ∈ {−1, 0, 1}, 0 at nan (PyTorch's ``sgn`` of a real tensor,
+    which abs' backward calls);   ∂f/∂x = 0"""
+
+    node_name = "SgnBackward0"
+    formula = r"f(x) = \operatorname{sgn} x \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, x):
+        sign = np.sign(x)
+        if sign.dtype.kind == "f":
+            sign = np.where(np.isnan(sign), 0, sign)  # PyTorch's sgn(nan) is 0
+        return sign
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _zeros_like(grad_output)  # a constant, as PyTorch's (not grad · 0)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -147,7 +163,7 @@ class SigmoidBackward(Elementwise):
     f(g, y) = g·(1 − y)·y;   ∂f/∂g = (1 − y)·y,   ∂f/∂y = g·(1 − 2y)"""
 
     node_name = "SigmoidBackwardBackward0"
-    formula = r"f(g, y) = g\,(1 - y)\,y \qquad rac{\partial f}{\partial g} = (1 - y)\,y, \quad rac{\partial f}{\partial y} = g\,(1 - 2y)"
+    formula = r"f(g, y) = g\,(1 - y)\,y \qquad \frac{\partial f}{\partial g} = (1 - y)\,y, \quad \frac{\partial f}{\partial y} = g\,(1 - 2y)"
 
     @staticmethod
     def forward(ctx, g, y):
@@ -185,7 +201,7 @@ class TanhBackward(Elementwise):
     f(g, y) = g·(1 − y²);   ∂f/∂g = 1 − y²,   ∂f/∂y = −2·g·y"""
 
     node_name = "TanhBackwardBackward0"
-    formula = r"f(g, y) = g\,(1 - y^2) \qquad rac{\partial f}{\partial g} = 1 - y^2, \quad rac{\partial f}{\partial y} = -2 g y"
+    formula = r"f(g, y) = g\,(1 - y^2) \qquad \frac{\partial f}{\partial g} = 1 - y^2, \quad \frac{\partial f}{\partial y} = -2 g y"
 
     @staticmethod
     def forward(ctx, g, y):
@@ -209,13 +225,44 @@ class Relu(Elementwise):
     @staticmethod
     def forward(ctx, x):
         out = np.maximum(0, x)  # x on a tie: relu(-0.0) is -0.0, as in PyTorch
-        ctx.save_for_backward(~(out <= 0))
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        (passes,) = ctx.saved_tensors
-        return select(passes, grad_output)
+        (out,) = ctx.saved_tensors
+        return ThresholdBackward.in_formula(grad_output, out, 0)
+
+
+class ThresholdBackward(Elementwise):
+    """Relu's backward as one operation (PyTorch's ``threshold_backward``), so that a
+    create_graph pass records it as one node: the gradient g selected where the
+    output y is above the threshold t (nan passes, as in PyTorch):
+    f(g, y) = g where y > t, else 0;   ∂f/∂g = 1 where y > t, else 0,   ∂f/∂y = 0"""
+
+    node_name = "ThresholdBackwardBackward0"
+    formula = r"f(g, y) = \begin{cases} g & y > t \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial g} = [y > t], \quad \frac{\partial f}{\partial y} = 0"
+
+    @staticmethod
+    def forward(ctx, g, y, threshold):
+        ctx.save_for_backward(y)
+        ctx.threshold = threshold
+        # A selection, not g · mask: where g is inf the branch not taken still gives 0.
+        return np.where(y <= threshold, np.zeros((), g.dtype), g)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        grad_g = ThresholdBackward.in_formula(grad_output, y, ctx.threshold)
+        return grad_g, _zeros_like(grad_output), None
+
+
+def _zeros_like(grad):
+    """Zeros shaped like ``grad``, recorded by no node (PyTorch's formulas call
+    ``zeros_like(grad)``, which is a constant, not an operation on ``grad``)."""
+    if isinstance(grad, Tensor):
+        return Tensor._make(np.zeros_like(grad._data))
+    return np.zeros_like(grad)
 
 
 def _clip(x, low, high):

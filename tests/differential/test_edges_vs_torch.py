@@ -711,14 +711,14 @@ FIRST_DERIVATIVES = {
     "sigmoid": lambda lib, x: x.sigmoid(),  # SigmoidBackwardBackward0
     "tanh": lambda lib, x: x.tanh(),  # TanhBackwardBackward0
     "silu": lambda lib, x: x * x.sigmoid(),
+    "abs": lambda lib, x: x.abs(),  # grad * sgn(x): SgnBackward0
+    "relu": lambda lib, x: x.relu(),  # ThresholdBackwardBackward0
 }
 # Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
 # function (threshold_backward, _softmax_backward_data, ...) that is one node of
 # its own (Function.in_formula would record it, as for tanh and sigmoid); or
 # rsqrt; or t().
 DIFFERENT_GRAPH = {
-    "abs": (lambda lib, x: x.abs(), "PyTorch: grad * sgn(x), a graph through x; ours none"),
-    "relu": (lambda lib, x: x.relu(), "PyTorch: ThresholdBackwardBackward0; ours no graph"),
     "softmax": (lambda lib, x: x.softmax(0), "PyTorch: SoftmaxBackwardDataBackward0"),
     "log_softmax": (
         lambda lib, x: x.log_softmax(0),
