@@ -124,8 +124,7 @@ class Asin(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return grad_output * (1 - x * x) ** -0.5
+        return grad_output * Rsqrt.in_formula(-x * x + 1)  # as PyTorch's formula
 
 
 class Acos(Elementwise):
@@ -143,8 +142,7 @@ class Acos(Elementwise):
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return -grad_output * (1 - x * x) ** -0.5
+        return grad_output * -Rsqrt.in_formula(-x * x + 1)  # as PyTorch's formula
 
 
 class Atan(Elementwise):

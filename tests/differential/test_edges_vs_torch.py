@@ -713,6 +713,8 @@ FIRST_DERIVATIVES = {
     "silu": lambda lib, x: x * x.sigmoid(),
     "abs": lambda lib, x: x.abs(),  # grad * sgn(x): SgnBackward0
     "relu": lambda lib, x: x.relu(),  # ThresholdBackwardBackward0
+    "asin": lambda lib, x: x.asin(),  # through RsqrtBackward0
+    "acos": lambda lib, x: x.acos(),
 }
 # Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
 # function (threshold_backward, _softmax_backward_data, ...) that is one node of
@@ -724,8 +726,6 @@ DIFFERENT_GRAPH = {
         lambda lib, x: x.log_softmax(0),
         "PyTorch: LogSoftmaxBackwardDataBackward0",
     ),
-    "asin": (lambda lib, x: x.asin(), "PyTorch: RsqrtBackward0 where ours has PowBackward0"),
-    "acos": (lambda lib, x: x.acos(), "PyTorch: RsqrtBackward0 where ours has PowBackward0"),
     "logsumexp": (lambda lib, x: x.logsumexp(0), "PyTorch: UnsqueezeBackward0, ours View"),
     "norm": (lambda lib, x: x.norm(), "PyTorch: MaskedFillBackward0 (x / norm, 0 at 0)"),
     "outer_matmul": (
