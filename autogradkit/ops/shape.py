@@ -167,11 +167,13 @@ class Unsqueeze(Linear):
 
     @staticmethod
     def forward(ctx, x, dim):
-        ctx.shape = x.shape
+        ctx.shape, ctx.dim = x.shape, dim
         return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
 
     @staticmethod
     def backward(ctx, grad_output):
+        if isinstance(grad_output, Tensor):  # create_graph: PyTorch's SqueezeBackward1
+            return grad_output.squeeze(ctx.dim), None
         return grad_output.reshape(ctx.shape), None
 
 

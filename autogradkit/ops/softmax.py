@@ -110,10 +110,21 @@ class Logsumexp(Reduction):
     @staticmethod
     def backward(ctx, grad_output):
         x, out = ctx.saved_tensors
-        if not ctx.keepdim:
-            kept = _kept_shape(x.shape, ctx.dims)
-            grad_output, out = grad_output.reshape(kept), out.reshape(kept)
+        if not ctx.keepdim and x.ndim:
+            grad_output = _unsqueezed(grad_output, ctx.dims, x.shape)
+            out = _unsqueezed(out, ctx.dims, x.shape)
         return grad_output * np.exp(x - out), None, None
+
+
+def _unsqueezed(t, dims: tuple, shape: tuple):
+    """``t`` with size-1 dimensions put back where the reduction removed ``dims``
+    from ``shape``: on a tensor (a create_graph pass) one ``unsqueeze`` per
+    dimension, as PyTorch's formula records it (UnsqueezeBackward0)."""
+    if isinstance(t, Tensor):
+        for dim in sorted(dims):
+            t = t.unsqueeze(dim)
+        return t
+    return t.reshape(_kept_shape(shape, dims))
 
 
 def _softmax_dim(input: Tensor, dim, name: str) -> int:
