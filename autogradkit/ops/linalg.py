@@ -39,6 +39,12 @@ def _mm(a, b):
     return np.matmul(a, b)
 
 
+def _t(m):
+    """mᵀ for a matrix. On a tensor (a create_graph pass) ``t()``, which records
+    TBackward0 as PyTorch's formula does (``.T`` would record PermuteBackward0)."""
+    return m.T if type(m) is np.ndarray else m.t()
+
+
 class Mm(Bilinear):
     """f(A, B) = A·B (matrices);   ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G  (G: the gradient)"""
 
@@ -65,8 +71,8 @@ class Mm(Bilinear):
     @staticmethod
     def backward(ctx, grad_output):
         a, b = ctx.saved_tensors
-        grad_a = _mm(grad_output, b.T) if ctx.needs_input_grad[0] else None
-        grad_b = _mm(a.T, grad_output) if ctx.needs_input_grad[1] else None
+        grad_a = _mm(grad_output, _t(b)) if ctx.needs_input_grad[0] else None
+        grad_b = _mm(_t(a), grad_output) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 

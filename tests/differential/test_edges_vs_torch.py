@@ -716,6 +716,7 @@ FIRST_DERIVATIVES = {
     "asin": lambda lib, x: x.asin(),  # through RsqrtBackward0
     "acos": lambda lib, x: x.acos(),
     "logsumexp": lambda lib, x: x.logsumexp(0),  # UnsqueezeBackward0
+    "outer_matmul": lambda lib, x: x.reshape(3, 1) @ x.reshape(1, 3),  # TBackward0
 }
 # Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
 # function (threshold_backward, _softmax_backward_data, ...) that is one node of
@@ -728,10 +729,6 @@ DIFFERENT_GRAPH = {
         "PyTorch: LogSoftmaxBackwardDataBackward0",
     ),
     "norm": (lambda lib, x: x.norm(), "PyTorch: MaskedFillBackward0 (x / norm, 0 at 0)"),
-    "outer_matmul": (
-        lambda lib, x: x.reshape(3, 1) @ x.reshape(1, 3),
-        "PyTorch: TBackward0 where ours has PermuteBackward0 (b.T in Mm's formula)",
-    ),
     "pow_tensor": (lambda lib, x: x**x, "PyTorch's formula is grouped differently"),
 }
 
