@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..autograd.function import Function, Linear, Reduction
+from ..autograd.function import Function, Linear, Reduction, _sum_over_inputs
 from ..tensor import Tensor, _wrap_dim
 from .pointwise import _float
 from .reduction import _dims, _kept_shape
@@ -48,14 +48,56 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        along = (grad_output * out).sum(axis=ctx.dim, keepdims=True)
-        return out * (grad_output - along), None
+        return SoftmaxBackwardData.in_formula(grad_output, out, ctx.dim), None
 
     @staticmethod
     def jvp(ctx, tangent, dim):
         """ḟ = f ⊙ (ṫ − Σ f ⊙ ṫ): the Jacobian diag(f) − f fᵀ is symmetric, so J·ṫ
         is backward's formula applied to the tangent."""
         return Softmax.backward(ctx, tangent)[0]
+
+
+class SoftmaxBackwardData(Function):
+    """Softmax's backward as one operation (PyTorch's ``_softmax_backward_data``), so
+    that a create_graph pass records it as one node. With the gradient g and the
+    softmax output y, sums along ``dim``:
+    f(g, y) = y ⊙ (g − Σ g⊙y);   ∂ℓ/∂g = f(G, y),   ∂ℓ/∂y = g⊙G − (Σ y⊙g)·G − g·(Σ y⊙G)
+    (G: the incoming gradient)"""
+
+    node_name = "SoftmaxBackwardDataBackward0"
+    formula = r"f(g, y) = y \odot \left(g - \textstyle\sum g \odot y\right) \qquad \frac{\partial \ell}{\partial g} = f(G, y), \quad \frac{\partial \ell}{\partial y} = g \odot G - \left(\textstyle\sum y \odot g\right) G - g \textstyle\sum y \odot G"
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, y)
+        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, y = ctx.saved_tensors
+        dim = ctx.dim
+        grad_g = SoftmaxBackwardData.in_formula(grad_output, y, dim)
+        # PyTorch's softmax_double_backward, grouped as it is.
+        grad_y = (
+            g * grad_output
+            - (y * g).sum(axis=dim, keepdims=True) * grad_output
+            - g * (y * grad_output).sum(axis=dim, keepdims=True)
+        )
+        return grad_g, grad_y, None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        """ḟ = f(ġ, y) + ẏ ⊙ (g − Σ g⊙y) − y ⊙ Σ g⊙ẏ (the product rule)."""
+        g, y, dim = ctx.primals
+
+        def part(i: int, tangent):
+            if i == 0:
+                return y * (tangent - (tangent * y).sum(axis=dim, keepdims=True))
+            along = (g * y).sum(axis=dim, keepdims=True)
+            return tangent * (g - along) - y * (g * tangent).sum(axis=dim, keepdims=True)
+
+        return _sum_over_inputs(tangents[:2], part)
 
 
 class LogSoftmax(Function):
@@ -75,14 +117,51 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        total = grad_output.sum(axis=ctx.dim, keepdims=True)
-        return grad_output - np.exp(out) * total, None
+        return LogSoftmaxBackwardData.in_formula(grad_output, out, ctx.dim), None
 
     @staticmethod
     def jvp(ctx, tangent, dim):
         """ḟ = ṫ − Σⱼ e^fⱼ ṫⱼ along ``dim`` (the softmax-weighted mean of ṫ)."""
         out = ctx.result
         return tangent - (np.exp(out) * tangent).sum(axis=ctx.dim, keepdims=True)
+
+
+class LogSoftmaxBackwardData(Function):
+    """Log_softmax's backward as one operation (PyTorch's
+    ``_log_softmax_backward_data``), so that a create_graph pass records it as one
+    node. With the gradient g and the log_softmax output o, sums along ``dim``:
+    f(g, o) = g − eᵒ·Σ g;   ∂ℓ/∂g = G − Σ G⊙eᵒ,   ∂ℓ/∂o = −(Σ g)·eᵒ⊙G
+    (G: the incoming gradient)"""
+
+    node_name = "LogSoftmaxBackwardDataBackward0"
+    formula = r"f(g, o) = g - e^{o} \textstyle\sum g \qquad \frac{\partial \ell}{\partial g} = G - \textstyle\sum G \odot e^{o}, \quad \frac{\partial \ell}{\partial o} = -\left(\textstyle\sum g\right) e^{o} \odot G"
+
+    @staticmethod
+    def forward(ctx, g, out, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(g, out)
+        return g - np.exp(out) * g.sum(axis=dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, out = ctx.saved_tensors
+        dim = ctx.dim
+        # PyTorch's formulas, grouped as they are.
+        grad_g = grad_output - (grad_output * np.exp(out)).sum(axis=dim, keepdims=True)
+        grad_out = -g.sum(axis=dim, keepdims=True) * np.exp(out) * grad_output
+        return grad_g, grad_out, None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        """ḟ = ġ − eᵒ·Σ ġ − (Σ g)·eᵒ⊙ȯ."""
+        g, out, dim = ctx.primals
+
+        def part(i: int, tangent):
+            if i == 0:
+                return tangent - np.exp(out) * tangent.sum(axis=dim, keepdims=True)
+            return -g.sum(axis=dim, keepdims=True) * np.exp(out) * tangent
+
+        return _sum_over_inputs(tangents[:2], part)
 
 
 class Logsumexp(Reduction):
