@@ -19,7 +19,9 @@ from .._dtype import int64 as _int64
 from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import _values
-from .reduction import _dims, _kept_shape
+from .pointwise import Sgn
+from .reduction import _dims, _kept_shape, _unsqueezed
+from .where import MaskedFill
 
 __all__ = ["prod", "cumsum", "norm"]
 
@@ -137,9 +139,9 @@ class Norm(Reduction):
         else:
             out = (magnitude**p).sum(axis=dims, keepdims=True) ** (1.0 / p)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
-        ctx.save_for_backward(x)
-        ctx.kept = out
-        return out if keepdim else out.reshape(np.sum(x, axis=dims).shape)
+        result = out if keepdim else out.reshape(np.sum(x, axis=dims).shape)
+        ctx.save_for_backward(x, result)
+        return result
 
     @staticmethod
     def reduced_axes(ctx):
@@ -147,23 +149,33 @@ class Norm(Reduction):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        p = ctx.p
-        if not ctx.keepdim:
-            grad_output = grad_output.reshape(_kept_shape(x.shape, ctx.dims))
-        if p == 1:
-            return grad_output * np.sign(x), None, None, None
-        out = ctx.kept
-        if math.isinf(p):
-            return _extreme_norm_grad(x, out, grad_output, ctx.dims), None, None, None
-        if isinstance(x, Tensor):
-            out = norm(x, p, ctx.dims, keepdim=True)  # recorded, for the second derivative
-        # Where the norm is 0, every x is 0: dividing by 1 there gives PyTorch's 0.
-        safe = out + (_values(out) == 0)
+        x, out = ctx.saved_tensors
+        # PyTorch puts the reduced dims back only when they were named (dims None:
+        # all of them, and the 0-d norm broadcasts as it is).
+        if not ctx.keepdim and ctx.dims is not None and x.ndim:
+            grad_output = _unsqueezed(grad_output, ctx.dims, x.shape)
+            out = _unsqueezed(out, ctx.dims, x.shape)
+        return _norm_grad(x, out, grad_output, ctx.p, ctx.dims), None, None, None
+
+
+def _norm_grad(x, out, grad, p, dims):
+    """PyTorch's norm_backward, grouped as it is (so that a create_graph pass
+    records its graph): where the norm is 0 every x is 0, and the gradient is 0
+    (``masked_fill``), not 0/0."""
+    if p == 1:
+        return Sgn.in_formula(x) * grad
+    if math.isinf(p):
+        return _extreme_norm_grad(x, _values(out), grad, dims)
+    at_zero = _values(out) == 0
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 where at_zero: filled
         if p == 2:
-            return grad_output * x / safe, None, None, None
-        scaled = np.sign(x) * np.abs(x) ** (p - 1)
-        return grad_output * scaled / safe ** (p - 1), None, None, None
+            return grad * MaskedFill.in_formula(x / out, at_zero, 0)
+        if p < 1:
+            power = MaskedFill.in_formula(np.abs(x) ** (p - 1), _values(x) == 0, 0)
+            return Sgn.in_formula(x) * power * grad * out ** (1 - p)
+        scale = MaskedFill.in_formula(grad / out ** (p - 1), at_zero, 0)
+        scaled = Sgn.in_formula(x) * np.abs(x) ** (p - 1) if p < 2 else x * np.abs(x) ** (p - 2)
+    return scaled * scale
 
 
 def _extreme_norm_grad(x, out: np.ndarray, grad_output, dims: tuple):
@@ -172,7 +184,7 @@ def _extreme_norm_grad(x, out: np.ndarray, grad_output, dims: tuple):
     magnitude = np.abs(_values(x))
     chosen = (magnitude == out) | np.isnan(magnitude)
     ties = chosen.sum(axis=dims, keepdims=True)
-    return np.sign(x) * (grad_output / ties) * chosen
+    return Sgn.in_formula(x) * ((grad_output / ties) * chosen)  # grouped as PyTorch's
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:
@@ -212,5 +224,6 @@ def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | Non
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {input.dtype.__repr__().split('.')[-1].capitalize()}"
         )
-    dims = tuple(range(input.ndim)) if dim is None else _dims(dim, input.ndim)
+    # dims None (all of them) as PyTorch's empty dim list: see Norm.backward.
+    dims = None if dim is None else _dims(dim, input.ndim)
     return Norm.apply(input, p, dims, keepdim)

@@ -60,6 +60,17 @@ def _kept_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
 
+def _unsqueezed(t, dims: tuple, shape: tuple):
+    """``t`` with size-1 dimensions put back where a reduction removed ``dims``
+    from ``shape``: on a tensor (a create_graph pass) one ``unsqueeze`` per
+    dimension, as PyTorch's formulas record it (UnsqueezeBackward0)."""
+    if isinstance(t, Tensor):
+        for dim in sorted(dims):
+            t = t.unsqueeze(dim)
+        return t
+    return t.reshape(_kept_shape(shape, dims))
+
+
 class Sum(Linear):
     """f(x) = Σᵢ xᵢ;   ∂f/∂xᵢ = 1"""
 

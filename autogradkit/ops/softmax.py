@@ -20,7 +20,7 @@ import numpy as np
 from ..autograd.function import Function, Linear, Reduction, _sum_over_inputs
 from ..tensor import Tensor, _wrap_dim
 from .pointwise import _float
-from .reduction import _dims, _kept_shape
+from .reduction import _dims, _unsqueezed
 
 __all__ = ["softmax", "log_softmax", "logsumexp", "nll_loss", "cross_entropy"]
 
@@ -193,17 +193,6 @@ class Logsumexp(Reduction):
             grad_output = _unsqueezed(grad_output, ctx.dims, x.shape)
             out = _unsqueezed(out, ctx.dims, x.shape)
         return grad_output * np.exp(x - out), None, None
-
-
-def _unsqueezed(t, dims: tuple, shape: tuple):
-    """``t`` with size-1 dimensions put back where the reduction removed ``dims``
-    from ``shape``: on a tensor (a create_graph pass) one ``unsqueeze`` per
-    dimension, as PyTorch's formula records it (UnsqueezeBackward0)."""
-    if isinstance(t, Tensor):
-        for dim in sorted(dims):
-            t = t.unsqueeze(dim)
-        return t
-    return t.reshape(_kept_shape(shape, dims))
 
 
 def _softmax_dim(input: Tensor, dim, name: str) -> int:

@@ -55,6 +55,25 @@ class Where(Elementwise):
         return None, grad_x, grad_y
 
 
+class MaskedFill(Elementwise):
+    """``x.masked_fill(mask, v)`` for a constant boolean mask and a number v, as
+    PyTorch's formulas use it (norm's gradient is ``(x / ‖x‖).masked_fill_(‖x‖ == 0,
+    0)``): f(x) = v where the mask holds, else x;   ∂f/∂x = 0 where it holds, else 1"""
+
+    node_name = "MaskedFillBackward0"
+    formula = r"f(x) = \begin{cases} v & m \\ x & \neg m \end{cases} \qquad \frac{\partial f}{\partial x} = [\neg m]"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        return np.where(mask, np.asarray(value, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (mask,) = ctx.saved_tensors
+        return MaskedFill.in_formula(grad_output, _values(mask), 0), None, None
+
+
 def _values(x):
     """The array inside ``x`` (a tensor during a create_graph pass, else an array)."""
     return x._data if isinstance(x, Tensor) else x

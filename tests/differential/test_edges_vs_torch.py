@@ -719,13 +719,13 @@ FIRST_DERIVATIVES = {
     "outer_matmul": lambda lib, x: x.reshape(3, 1) @ x.reshape(1, 3),  # TBackward0
     "softmax": lambda lib, x: x.softmax(0),  # SoftmaxBackwardDataBackward0
     "log_softmax": lambda lib, x: x.log_softmax(0),  # LogSoftmaxBackwardDataBackward0
+    "norm": lambda lib, x: x.norm(),  # (x / norm).masked_fill_(norm == 0, 0)
 }
 # Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
 # function (threshold_backward, _softmax_backward_data, ...) that is one node of
 # its own (Function.in_formula would record it, as for tanh and sigmoid); or
 # rsqrt; or t().
 DIFFERENT_GRAPH = {
-    "norm": (lambda lib, x: x.norm(), "PyTorch: MaskedFillBackward0 (x / norm, 0 at 0)"),
     "pow_tensor": (lambda lib, x: x**x, "PyTorch's formula is grouped differently"),
 }
 
