@@ -17,7 +17,7 @@ from .._quiet_numpy import arithmetic
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic
-from .where import select
+from .where import Where, select
 
 __all__ = [
     "add",
@@ -324,22 +324,18 @@ class PowTensor(BinaryFunction):
     @staticmethod
     def backward(ctx, grad_output):
         x, y, out = ctx.saved_tensors
-        grad_x = None
-        if ctx.needs_input_grad[0]:
-            # Where y = 0 the x-gradient is 0 (PyTorch), also at x = 0 where
-            # y·x^(y−1) would be 0·∞: raise x to y − 1 + 1 = 0 there instead.
-            y_is_zero = _values(y) == 0
-            grad_x = select(~y_is_zero, grad_output * y * x ** (y - 1 + y_is_zero))
-        grad_y = None
-        if ctx.needs_input_grad[1]:
-            # Where x = 0 and y ≥ 0 PyTorch defines the y-gradient as 0 (the limit of
-            # xʸ·ln x); where x = 0 and y < 0 it is xʸ·ln x = ∞·(−∞) = −∞. Adding the
-            # constant mask there turns ln 0 into ln 1 = 0 while keeping ln x
-            # differentiable in x for a create_graph pass.
-            zero_limit = (_values(x) == 0) & (_values(y) >= 0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_x = np.log(x + zero_limit)
-            grad_y = select(~zero_limit, grad_output * out * log_x)
+        grad_x = grad_y = None
+        # PyTorch's formulas, grouped as they are. Each selects 0 where its limit
+        # says so (where, not a product: the branch not taken may be ∞ or nan).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if ctx.needs_input_grad[0]:
+                # 0 where y = 0, also at x = 0 where y·x^(y−1) would be 0·∞.
+                grad_x = Where.in_formula(_values(y) == 0, 0, grad_output * (y * x ** (y - 1)))
+            if ctx.needs_input_grad[1]:
+                # 0 where x = 0 and y ≥ 0 (the limit of xʸ·ln x); where x = 0 and
+                # y < 0 it is xʸ·ln x = ∞·(−∞) = −∞.
+                zero_limit = (_values(x) == 0) & (_values(y) >= 0)
+                grad_y = grad_output * Where.in_formula(zero_limit, 0, out * np.log(x))
         return grad_x, grad_y
 
 

@@ -667,8 +667,10 @@ register("silent-specials/sums-and-in-place", _silent_sums_and_inplace)
 # ----------------------------------------------------------------------------- double backward
 # g = dy/dx computed with create_graph=True is itself a graph: a learner who walks
 # g.grad_fn.next_functions must see PyTorch's nodes (MulBackward1 where a formula
-# multiplies by a number, TanhBackwardBackward0, ...), and differentiating g again
-# must give PyTorch's second derivative.
+# multiplies by a number, one node where PyTorch's formula calls a fused backward
+# function: TanhBackwardBackward0, ThresholdBackwardBackward0,
+# SoftmaxBackwardDataBackward0, ...), and differentiating g again must give
+# PyTorch's second derivative.
 
 FIRST_DERIVATIVES = {
     "mul_scalar": lambda lib, x: x * 3.0,
@@ -720,13 +722,7 @@ FIRST_DERIVATIVES = {
     "softmax": lambda lib, x: x.softmax(0),  # SoftmaxBackwardDataBackward0
     "log_softmax": lambda lib, x: x.log_softmax(0),  # LogSoftmaxBackwardDataBackward0
     "norm": lambda lib, x: x.norm(),  # (x / norm).masked_fill_(norm == 0, 0)
-}
-# Not PyTorch's graph yet, and why: PyTorch's formula calls a fused backward
-# function (threshold_backward, _softmax_backward_data, ...) that is one node of
-# its own (Function.in_formula would record it, as for tanh and sigmoid); or
-# rsqrt; or t().
-DIFFERENT_GRAPH = {
-    "pow_tensor": (lambda lib, x: x**x, "PyTorch's formula is grouped differently"),
+    "pow_tensor": lambda lib, x: x**x,  # where(y == 0, 0, ...) + grad * where(..., xʸ·ln x)
 }
 
 
@@ -745,8 +741,6 @@ def _second_derivative(f):
 
 for _name, _f in FIRST_DERIVATIVES.items():
     register(f"double-backward/{_name}", _second_derivative(_f))
-for _name, (_f, _why) in DIFFERENT_GRAPH.items():
-    register(f"double-backward/{_name}", _second_derivative(_f), xfail=_why)
 
 
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
