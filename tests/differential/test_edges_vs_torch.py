@@ -670,7 +670,7 @@ register("silent-specials/sums-and-in-place", _silent_sums_and_inplace)
 # multiplies by a number, one node where PyTorch's formula calls a fused backward
 # function: TanhBackwardBackward0, ThresholdBackwardBackward0,
 # SoftmaxBackwardDataBackward0, ...), and differentiating g again must give
-# PyTorch's second derivative.
+# PyTorch's second derivative (and third).
 
 FIRST_DERIVATIVES = {
     "mul_scalar": lambda lib, x: x * 3.0,
@@ -727,14 +727,19 @@ FIRST_DERIVATIVES = {
 
 
 def _second_derivative(f):
-    """``g = dy/dx`` with ``create_graph=True`` (its graph is compared), then ``dg/dx``."""
+    """``g = dy/dx`` with ``create_graph=True`` (its graph is compared), then ``dg/dx``
+    (also with ``create_graph=True``) and its derivative, the third (values, or the
+    error where the second derivative has no graph)."""
 
     def fn(lib, inp):
         x = lib.tensor([0.25, 0.5, 0.75], requires_grad=True)
         (g,) = lib.autograd.grad(f(lib, x).sum(), x, create_graph=True)
+        g2 = attempt(lambda: lib.autograd.grad(g.sum(), x, create_graph=True)[0])
+        if isinstance(g2, H.Raised):
+            return {"y": g, "second": g2}
         # zeros(3) + ...: PyTorch may return a "ZeroTensor" that has no NumPy values.
-        second = attempt(lambda: lib.zeros(3) + lib.autograd.grad(g.sum(), x)[0])
-        return {"y": g, "second": second}
+        third = attempt(lambda: lib.zeros(3) + lib.autograd.grad(g2.sum(), x)[0])
+        return {"y": g, "second": (lib.zeros(3) + g2).detach(), "third": third}
 
     return fn
 
