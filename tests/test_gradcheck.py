@@ -744,6 +744,46 @@ def test_third_derivative_of_cube_via_backward():
     assert (dy.item(), d2y.item(), x.grad.item()) == (27.0, 18.0, 6.0)
 
 
+# Third derivatives of the operations whose gradient goes through a node of its own
+# under create_graph (PyTorch's fused backward functions, rsqrt, masked_fill, where):
+# gradgradcheck of the gradient function x ↦ ∂ℓ/∂x checks that node's backward, and
+# its backward's gradient, against finite differences.
+GRADIENTS_WITH_THEIR_OWN_NODES: dict[str, tuple[Callable, str]] = {
+    "softmax": (lambda t: t.softmax(-1), "real"),
+    "softmax_dim0": (lambda t: t.softmax(0), "real"),
+    "log_softmax": (lambda t: t.log_softmax(-1), "real"),
+    "logsumexp": (lambda t: t.logsumexp(-1), "real"),
+    "relu": (lambda t: t.relu(), "nonzero"),
+    "abs": (lambda t: t.abs(), "nonzero"),
+    "asin": (lambda t: t.asin(), "prob"),
+    "acos": (lambda t: t.acos(), "prob"),
+    "tanh": (lambda t: t.tanh(), "real"),
+    "sigmoid": (lambda t: t.sigmoid(), "real"),
+    "norm": (lambda t: t.norm(), "nonzero"),
+    "norm_dim": (lambda t: t.norm(dim=-1), "nonzero"),
+    "norm_p3": (lambda t: t.norm(p=3), "nonzero"),
+    "norm_p1_5": (lambda t: t.norm(p=1.5, dim=-1), "nonzero"),
+    "norm_p0_5": (lambda t: t.norm(p=0.5), "nonzero"),
+    "pow_self": (lambda t: t**t, "positive"),
+    "outer": (lambda t: t.reshape(-1, 1) @ t.reshape(1, -1), "real"),
+}
+
+
+@pytest.mark.parametrize("name", GRADIENTS_WITH_THEIR_OWN_NODES)
+def test_third_derivative_through_the_gradients_own_node(name):
+    f, domain = GRADIENTS_WITH_THEIR_OWN_NODES[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = ak.tensor(DOMAINS[domain](rng, (2, 3)), dtype=ak.float64, requires_grad=True)
+    weights = ak.tensor(rng.standard_normal(f(x).shape), dtype=ak.float64)
+
+    def gradient(t):
+        # A weighted sum: softmax's plain sum is constant, with every derivative 0.
+        return ak.autograd.grad((f(t) * weights).sum(), t, create_graph=True)[0]
+
+    ak.manual_seed(0)  # gradgradcheck draws random output gradients
+    assert gradgradcheck(gradient, (x,)) is True
+
+
 # Hessian-vector products of small MLP-like losses, against PyTorch.
 
 
