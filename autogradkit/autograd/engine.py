@@ -241,9 +241,10 @@ class _GraphTask:
     def run(self) -> Iterator[BackwardStep]:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
-        while self.ready:
-            _, _, node = heapq.heappop(self.ready)  # the ready node recorded last
-            grad_output = self.buffers.pop(node)
+        ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
+        while ready:
+            node = heapq.heappop(ready)[2]  # the ready node recorded last
+            grad_output = buffers.pop(node)
             if self.captures is not None and self._capture(node, grad_output):
                 continue
             if node._hooked:
@@ -255,11 +256,16 @@ class _GraphTask:
                 if child is None:
                     continue
                 if grad is not None:
-                    self._send(child, input_nr, grad, grad_output)
-                self.dependencies[child] -= 1
-                if self.dependencies[child] == 0 and child in self.buffers:
+                    # The first gradient for a node with one output is simply stored
+                    # (written out: a call to _send costs more than the store itself).
+                    if child in buffers or type(child) is AccumulateGrad or child._multi_output:
+                        self._send(child, input_nr, grad, grad_output)
+                    else:
+                        buffers[child] = grad
+                dependencies[child] -= 1
+                if dependencies[child] == 0 and child in buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
-                    heapq.heappush(self.ready, (-child._sequence_nr, next(self._tiebreak), child))
+                    heapq.heappush(ready, (-child._sequence_nr, next(self._tiebreak), child))
             if self.observed:
                 yield self._record(node, grad_output, grad_inputs)
 
