@@ -36,6 +36,12 @@ CASES = {
     ),
     "log-at-zero-backward": lambda lib: lib.log(lib.zeros(2, requires_grad=True)).sum().backward(),
     "divide-by-zero": lambda lib: lib.ones(2) / 0,
+    # + - * of a 0-d tensor with a number, or of two 0-d tensors, compute on NumPy
+    # scalars, which warn about inf and nan where 0-d arrays would too.
+    "0d-inf-times-zero": lambda lib: lib.tensor(float("inf")) * 0.0,
+    "0d-inf-minus-inf": lambda lib: lib.tensor(float("inf")) - float("inf"),
+    "0d-inf-plus-0d-minus-inf": lambda lib: lib.tensor(float("inf")) + lib.tensor(-float("inf")),
+    "vector-inf-minus-inf": lambda lib: lib.tensor([float("inf")]) - lib.tensor([float("inf")]),
 }
 
 
@@ -66,7 +72,17 @@ def test_same_warnings_as_pytorch(name, torch_warnings):
 
 
 @pytest.mark.parametrize(
-    "name", ["sqrt-at-zero-backward", "log-at-zero-backward", "divide-by-zero", "T-of-2d"]
+    "name",
+    [
+        "sqrt-at-zero-backward",
+        "log-at-zero-backward",
+        "divide-by-zero",
+        "T-of-2d",
+        "0d-inf-times-zero",
+        "0d-inf-minus-inf",
+        "0d-inf-plus-0d-minus-inf",
+        "vector-inf-minus-inf",
+    ],
 )
 def test_no_numpy_warnings(name):
     """Runs without torch too: these print nothing in PyTorch."""

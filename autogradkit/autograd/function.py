@@ -931,8 +931,9 @@ def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, boo
             if arg._requires_grad:
                 # gradient_edge(arg), written out: this runs for every input of every op.
                 node = arg._grad_fn  # a view's was brought up to date by _unwrap
-                if node is None:
-                    edges.append(arg._grad_accumulator().edge)
+                if node is None:  # a leaf: its AccumulateGrad, made on first use
+                    accumulator = arg._accumulator or arg._grad_accumulator()
+                    edges.append(accumulator.edge)
                 else:
                     edges.append(_new_tuple(Edge, (node, arg._output_nr)))
             else:
@@ -1082,22 +1083,15 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
                     inputs_saved = True
                     break
         described.append(source)
-    if inputs_saved or outputs_saved:
+    if inputs_saved or outputs_saved or len(described) >= len(_ONLY_CONSTANTS):
         return tuple(described), inputs_saved
-    return _constant_sources(len(described)), False
+    return _ONLY_CONSTANTS[len(described)], False
 
 
-def _constant_sources(n: int) -> tuple:
-    """``n`` constant sources, as one tuple shared by every node that saved only
-    constants (``t * 1.5`` saves None and 1.5): no new tuple per node for the
-    garbage collector to count and look at."""
-    sources = _CONSTANT_SOURCES.get(n)
-    if sources is None:
-        sources = _CONSTANT_SOURCES[n] = (_CONSTANT_SOURCE,) * n
-    return sources
-
-
-_CONSTANT_SOURCES: dict[int, tuple] = {}
+# The sources of a node that saved only constants (``t * 1.5`` saves None and 1.5),
+# by how many it saved: one tuple shared by all such nodes rather than a new one
+# each, which the garbage collector would count and look at.
+_ONLY_CONSTANTS = tuple((_CONSTANT_SOURCE,) * n for n in range(8))
 
 
 def once_differentiable(fn: Callable) -> Callable:

@@ -9,7 +9,13 @@ lower-ranked operand belongs to a higher category (bool < integer < floating).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from math import isfinite
+from typing import Any
+
 import numpy as np
+
+from .._quiet_numpy import arithmetic, silently
 
 _RANK = {
     np.dtype(np.bool_): 0,
@@ -110,6 +116,32 @@ def promote_for_arithmetic(x, y):
             return x, y
     x, y = promote(x, y)
     return _as_scalar_if_0d(x), _as_scalar_if_0d(y)
+
+
+def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
+    """``operation(x, y)`` (``operator.add``, ``operator.mul``, ...) as PyTorch
+    computes ``+ - *``: :func:`promote_for_arithmetic`, then
+    :func:`~autogradkit._quiet_numpy.arithmetic` (no NumPy warnings).
+
+    The commonest operands are answered here, in one call instead of two, to the
+    value and dtype those give: a float tensor with a Python number, and two
+    float tensors of one dtype. A 0-d float tensor with a number (every
+    step of a chain such as ``t * 1.001 + 0.001``) is computed on its NumPy
+    scalar, with no error state to set when both are finite (see arithmetic)."""
+    if type(x) is np.ndarray:
+        if (type(y) is float or type(y) is int) and x.dtype.kind == "f":
+            if x.ndim:
+                return silently(operation, x, y)
+            x = x[()]
+            if isfinite(x) and isfinite(y):
+                return operation(x, y)
+            return silently(operation, x, y)
+        if type(y) is np.ndarray and y.dtype is x.dtype and y.dtype.kind == "f":
+            if x.ndim and y.ndim:
+                return silently(operation, x, y)
+            return arithmetic(operation, _as_scalar_if_0d(x), _as_scalar_if_0d(y))
+    x, y = promote_for_arithmetic(x, y)
+    return arithmetic(operation, x, y)
 
 
 def _as_scalar_if_0d(x):

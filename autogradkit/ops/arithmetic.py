@@ -16,7 +16,7 @@ from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import arithmetic
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
-from ._promotion import promote, promote_for_arithmetic
+from ._promotion import promote, promote_for_arithmetic, promoted_arithmetic
 from .where import Where, select
 
 __all__ = [
@@ -72,8 +72,7 @@ class Add(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote_for_arithmetic(x, y)
-        return arithmetic(operator.add, x, y)  # inf + -inf is nan without NumPy's warning
+        return promoted_arithmetic(operator.add, x, y)  # inf + -inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -126,8 +125,7 @@ class Sub(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         _refuse_bool_subtraction(x, y)
-        x, y = promote_for_arithmetic(x, y)
-        return arithmetic(operator.sub, x, y)  # inf - inf is nan without NumPy's warning
+        return promoted_arithmetic(operator.sub, x, y)  # inf - inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -165,8 +163,7 @@ class Mul(BinaryFunction):
         # gradient, so only then is it kept.
         needs_x, needs_y = ctx.needs_input_grad
         ctx.save_for_backward(x if needs_y else None, y if needs_x else None)
-        x, y = promote_for_arithmetic(x, y)
-        return arithmetic(operator.mul, x, y)  # 0 * inf is nan without NumPy's warning
+        return promoted_arithmetic(operator.mul, x, y)  # 0 * inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):
