@@ -10,11 +10,21 @@ Hypothesis profiles
 Choose one with ``HYPOTHESIS_PROFILE=ci|dev``; without it, ``ci`` is used when the
 ``CI`` environment variable is set (``.ci/run`` sets it) and ``dev`` otherwise.
 Per-test ``@settings`` (``max_examples``, ``deadline`` …) still apply on top.
+
+Order of the files
+------------------
+Files that hold a test marked ``slow`` (the assignment round trips, the JupyterLite
+build: minutes each under load) are collected first. pytest-xdist hands out whole
+files in collection order (``--dist loadfile --no-loadscope-reorder``), so each
+worker starts on one of them and the many short files fill in behind, instead of a
+long file starting late on one worker while the other sits idle.
 """
 
 from __future__ import annotations
 
 import os
+
+import pytest
 
 try:
     from hypothesis import HealthCheck, settings
@@ -33,3 +43,11 @@ if settings is not None:
     settings.register_profile("dev", deadline=None, print_blob=True)
     _default = "ci" if os.environ.get("CI") else "dev"
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default))
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected what does not run
+def pytest_collection_modifyitems(config, items) -> None:
+    """The files holding a ``slow`` test first, in their order; the rest after, in
+    theirs (a file's tests, a notebook's cells, keep their order)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

@@ -1,0 +1,79 @@
+"""Helpers of the assignment tests (test_assignments_nbgrader.py,
+test_assignments_otter.py): convert the exercises with notebooks/assignments.py, fill
+in a learner's submission, right or wrong, and run the grading tools offline.
+
+The two tools' round trips are in two files so that pytest-xdist, which keeps a
+file's tests on one worker, runs them side by side on two workers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "notebooks" / "assignments.py"
+LESSONS = ["03"]  # one lesson keeps the round trips short; every lesson converts the same way
+
+
+def convert(tool: str, out: Path, *lessons: str) -> None:
+    subprocess.run(
+        [sys.executable, str(SCRIPT), tool, str(out), *lessons],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def require_tool(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        message = f"{module} is not installed (pip install -e '.[grading]')"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def _answers(solutions: Path) -> dict[str, str]:
+    """Each exercise's worked solution, by answer variable ("answer1")."""
+    nb = nbformat.read(solutions, as_version=4)
+    found = {}
+    for cell in nb.cells:
+        if "solution" in cell.metadata.get("tags", []):
+            number = re.search(r"check_exercise_(\d+)", cell.source).group(1)
+            found[f"answer{number}"] = "\n".join(
+                line
+                for line in cell.source.splitlines()
+                if not line.startswith(("#", "check_exercise"))
+            )
+    return found
+
+
+def fill_in(student: Path, lesson: Path, out: Path, *, right: bool) -> None:
+    """A learner's submission: the student notebook with each answer cell filled in,
+    with the worked solution (right) or with a plausible mistake (wrong)."""
+    nb = nbformat.read(student, as_version=4)
+    answers = _answers(lesson)
+    for cell in nb.cells:
+        found = re.search(r"^(answer\d+) = None  # your code here", cell.source, re.M)
+        if cell.cell_type == "code" and found:
+            name = found.group(1)
+            code = answers[name] if right else f"{name} = 0.5"
+            cell.source = cell.source.replace(found.group(0), code)
+    nbformat.write(nb, out)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    # nbgrader runs the `alembic` command of its environment: put that first on PATH.
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    proc = subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, f"{' '.join(args)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
