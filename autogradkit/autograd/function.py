@@ -688,7 +688,7 @@ class Function:
         ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
-        arrays, ctx.needs_input_grad = _unwrap(args)
+        arrays, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         try:
             out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
@@ -698,7 +698,7 @@ class Function:
         record = True in ctx.needs_input_grad and grad_mode._state.enabled
         result = Tensor._make(out, ctx if record else None)
         if record:
-            _record(ctx, args, out, result, cls.scalars_are_inputs)
+            _record(ctx, args, out, result, untracked)
         if cls.creates_view:
             _views.link_view(result, args[0], cls, ctx, args[1:])
         if _forward_ad.state.level is not None:  # forward mode: carry the tangent along
@@ -873,12 +873,12 @@ class MultiOutputFunction(Function):
     def apply(cls, *args: Any) -> tuple:
         ctx = cls._node_class.__new__(cls._node_class)
         ctx._to_save = None
-        arrays, ctx.needs_input_grad = _unwrap(args)
+        arrays, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         outs = tuple(cls.forward(ctx, *arrays))
         record = True in ctx.needs_input_grad and grad_mode._state.enabled
         results = tuple(Tensor._make(out, ctx if record else None) for out in outs)
         if record:
-            _record(ctx, args, outs[0], results[0], cls.scalars_are_inputs)
+            _record(ctx, args, outs[0], results[0], untracked)
             ctx.input_metadata = tuple((out.shape, out.dtype) for out in outs)
             for output_nr, result in enumerate(results):
                 result._output_nr = output_nr
@@ -901,10 +901,10 @@ def _push_piece_tangents(cls: type[MultiOutputFunction], args: tuple, results: t
         _forward_ad._set_tangent(result, Tensor._make(np.array(piece)))
 
 
-def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are_inputs: bool):
-    """Make ``ctx`` the backward node of ``result``: link it to the nodes that
-    produced its inputs, number it, and keep what forward saved."""
-    ctx.next_functions, untracked = _edges(ctx, args, scalars_are_inputs)
+def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, untracked: bool):
+    """Make ``ctx`` (whose edges :func:`_unwrap` set) the backward node of
+    ``result``: number it and keep what forward saved. ``untracked``: a tensor
+    input needs no gradient."""
     ctx.input_metadata = ((out.shape, out.dtype),)
     ctx._sequence_nr = next(_sequence_numbers)
     saved = ctx._saved = ctx._to_save
@@ -920,36 +920,6 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, scalars_are
     # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
     # every intermediate tensor alive as long as the graph (PyTorch keeps none).
     ctx._inputs = args if untracked or inputs_saved else ()
-
-
-def _edges(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[tuple, bool]:
-    """One edge per input PyTorch lists, and whether a tensor input needs no gradient."""
-    edges = []
-    untracked = False
-    for arg in args:
-        if type(arg) is Tensor:
-            if arg._requires_grad:
-                # gradient_edge(arg), written out: this runs for every input of every op.
-                node = arg._grad_fn  # a view's was brought up to date by _unwrap
-                if node is None:  # a leaf: its AccumulateGrad, made on first use
-                    accumulator = arg._accumulator or arg._grad_accumulator()
-                    edges.append(accumulator.edge)
-                else:
-                    edges.append(_new_tuple(Edge, (node, arg._output_nr)))
-            else:
-                edges.append(NO_EDGE)
-                untracked = True
-                if arg._view is not None:
-                    # It requires grad only through its base: no gradient flows to it.
-                    ctx.needs_input_grad = _views.without(arg, args, ctx.needs_input_grad)
-        elif scalars_are_inputs and isinstance(arg, (int, float)):
-            if _formula.recording and ctx._function.scalar_node_name:
-                # A constant of a backward formula: PyTorch's formulas (C++) call
-                # the Scalar overload (grad * 2: MulBackward1), with no edge for it.
-                ctx.__class__ = ctx._function._scalar_node_class
-            else:
-                edges.append(NO_EDGE)  # PyTorch wraps the 2 of `a + 2` in a tensor
-    return tuple(edges), untracked
 
 
 class _FormulaState(threading.local):
@@ -1011,24 +981,71 @@ def _unpack_saved(packed: tuple) -> tuple:
     return tuple(arrays)
 
 
-def _unwrap(args: tuple) -> tuple[list, tuple[bool, ...]]:
+def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, bool]:
     """``forward``'s arguments (a tensor becomes its array, anything else stays as
-    it is) and, per argument, whether it needs a gradient."""
+    it is), and whether a tensor among them needs no gradient.
+
+    In the same pass over the arguments it sets ``ctx.needs_input_grad`` (per
+    argument: does a gradient flow there?) and, in grad mode, ``ctx.next_functions``
+    (one edge per input PyTorch lists), which a recorded operation keeps."""
     arrays = []
     needs = []
+    edges = []
+    untracked = False
+    recording = grad_mode._state.enabled
     for arg in args:
         if type(arg) is Tensor:
             arrays.append(arg._data)
-            if arg._view is None:
-                needs.append(arg._requires_grad)
+            if arg._view is not None:
+                needs.append(_view_needs_grad(arg, recording))
             else:
-                if grad_mode._state.enabled:  # about to be recorded: its grad_fn may be stale
-                    _views.refresh(arg)
-                needs.append(arg.requires_grad)  # a view follows its base
+                needs.append(arg._requires_grad)
+            if arg._requires_grad:
+                if recording:
+                    edges.append(_edge_of(arg))
+            else:
+                edges.append(NO_EDGE)
+                untracked = True
         else:
             arrays.append(arg)
             needs.append(False)
-    return arrays, tuple(needs)
+            if scalars_are_inputs and isinstance(arg, (int, float)):
+                _scalar_input(ctx, edges)
+    ctx.needs_input_grad = tuple(needs)
+    if recording:
+        ctx.next_functions = tuple(edges)
+    return arrays, untracked
+
+
+def _view_needs_grad(view: Tensor, recording: bool) -> bool:
+    """Whether a gradient flows into ``view``: only if it has a history of its own
+    (brought up to date first, when the operation may be recorded); a view that
+    requires grad only through its base (made under no_grad, or before the base
+    required grad) is an input that needs none, as in PyTorch."""
+    if recording:
+        _views.refresh(view)  # an in-place change may have made its grad_fn stale
+        return view._requires_grad
+    return view.requires_grad  # a view follows its base
+
+
+def _edge_of(tensor: Tensor) -> Edge:
+    """gradient_edge(tensor) for a tensor that requires grad (a view's grad_fn
+    brought up to date): this runs for every input of every recorded operation."""
+    node = tensor._grad_fn
+    if node is None:  # a leaf: its AccumulateGrad, made on first use, keeps its edge
+        return (tensor._accumulator or tensor._grad_accumulator()).edge
+    return _new_tuple(Edge, (node, tensor._output_nr))
+
+
+def _scalar_input(ctx: Node, edges: list) -> None:
+    """A number operand where PyTorch wraps it into a tensor (the 2 of ``a + 2``):
+    an input with the edge ``(None, 0)``, except as a constant of a backward
+    formula, where PyTorch's formulas (C++) call the Scalar overload (``grad * 2``
+    records MulBackward1) and it has no edge."""
+    if _formula.recording and ctx._function.scalar_node_name:
+        ctx.__class__ = ctx._function._scalar_node_class
+    else:
+        edges.append(NO_EDGE)
 
 
 def gradient_edge(tensor: Tensor) -> Edge:

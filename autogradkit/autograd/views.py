@@ -210,7 +210,8 @@ def refresh(view: Tensor) -> None:
     ctx._to_save = None
     ctx.needs_input_grad = (True, False)
     ctx.steps = info.steps
-    _record(ctx, (base, info.steps), view._data, view, False)
+    ctx.next_functions = (gradient_edge(base),)
+    _record(ctx, (base, info.steps), view._data, view, not base._requires_grad)
     _move_retained_grad(view, ctx)
     view._grad_fn = ctx
     view._requires_grad = True
