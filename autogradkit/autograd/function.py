@@ -688,14 +688,13 @@ class Function:
         ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
-        arrays, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
+        arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         try:
             out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
             raise cls._in_pytorch_words(arrays, error) from None
         if type(out) is not np.ndarray:
             out = _scalar_as_array(ctx, out)  # NumPy gives scalars for 0-d results
-        record = True in ctx.needs_input_grad and grad_mode._state.enabled
         result = Tensor._make(out, ctx if record else None)
         if record:
             _record(ctx, args, out, result, untracked)
@@ -873,9 +872,8 @@ class MultiOutputFunction(Function):
     def apply(cls, *args: Any) -> tuple:
         ctx = cls._node_class.__new__(cls._node_class)
         ctx._to_save = None
-        arrays, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
+        arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         outs = tuple(cls.forward(ctx, *arrays))
-        record = True in ctx.needs_input_grad and grad_mode._state.enabled
         results = tuple(Tensor._make(out, ctx if record else None) for out in outs)
         if record:
             _record(ctx, args, outs[0], results[0], untracked)
@@ -981,9 +979,10 @@ def _unpack_saved(packed: tuple) -> tuple:
     return tuple(arrays)
 
 
-def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, bool]:
+def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, bool, bool]:
     """``forward``'s arguments (a tensor becomes its array, anything else stays as
-    it is), and whether a tensor among them needs no gradient.
+    it is); whether the operation is to be recorded (grad mode is on and an input
+    needs a gradient); and whether a tensor among them needs no gradient.
 
     In the same pass over the arguments it sets ``ctx.needs_input_grad`` (per
     argument: does a gradient flow there?) and, in grad mode, ``ctx.next_functions``
@@ -1011,10 +1010,10 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
             needs.append(False)
             if scalars_are_inputs and isinstance(arg, (int, float)):
                 _scalar_input(ctx, edges)
-    ctx.needs_input_grad = tuple(needs)
+    needs_input_grad = ctx.needs_input_grad = tuple(needs)
     if recording:
         ctx.next_functions = tuple(edges)
-    return arrays, untracked
+    return arrays, recording and True in needs_input_grad, untracked
 
 
 def _view_needs_grad(view: Tensor, recording: bool) -> bool:
@@ -1092,7 +1091,7 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
             counter = result._version_counter
             source = (counter, counter[0], "output", None)
             outputs_saved = True
-        elif isinstance(value, np.ndarray):  # numbers and None are no tensor's
+        elif value is not None and isinstance(value, np.ndarray):  # a tensor's?
             for arg in args:
                 if type(arg) is Tensor and arg._data is value:
                     counter = arg._version_counter
