@@ -133,3 +133,40 @@ def test_max_of_everything_shares_the_gradient_among_ties(a):
             t = torch.tensor(a, requires_grad=True)
             getattr(t, name)().backward()
             np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6)
+
+
+EDGE_VALUES = [0.0, -0.0, 1.0, -1.0, 4.0, -2.5, 0.25, np.inf, -np.inf, np.nan, 1e-40, -1e-40]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_large_arrays_select_the_gradient_bit_for_bit_as_small_ones(step, dtype):
+    # Large gradients are selected by clearing bits (ops/where.py, _BITS_MIN_SIZE);
+    # each 3-element slice must come out as the same slice selected on its own.
+    f, _ = STEPS[step]
+    rng = np.random.default_rng(0)
+    values = rng.choice(np.array(EDGE_VALUES), size=(700, 3)).astype(dtype)
+
+    upstream = rng.choice(np.array(EDGE_VALUES), size=values.shape).astype(dtype)
+
+    def grad_of(a, g):
+        x = ak.tensor(a, requires_grad=True)
+        f(ak, x).backward(ak.tensor(g))
+        return x.grad.numpy()
+
+    large = grad_of(values, upstream)
+    small = np.stack([grad_of(values[i], upstream[i]) for i in range(60)])
+    assert large.dtype == small.dtype == dtype
+    assert large[:60].tobytes() == small.tobytes()
+
+
+def test_large_select_broadcasts_its_mask_and_reads_strided_gradients():
+    from autogradkit.ops.where import select
+
+    rng = np.random.default_rng(1)
+    grad = rng.choice(np.array(EDGE_VALUES), size=(64, 80)).astype(np.float32).T  # strided
+    mask = rng.random(64) < 0.5  # broadcast along the rows
+    expected = np.where(mask, grad, np.float32(0))
+    got = select(mask, grad)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    assert got.tobytes() == expected.tobytes()
