@@ -115,7 +115,8 @@ class Conversions(TensorBase):
 
     def __bool__(self) -> builtins.bool:
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            count = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {count} is ambiguous")
         return builtins.bool(self._data.reshape(()))
 
     def _scalar(self):

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation."
+)
 VIEW_OF_LEAF_INPLACE_MESSAGE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
@@ -57,6 +61,8 @@ class InplaceMethods(TensorBase):
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
         _check_writable(self._data)
         self._check_inplace(other)
+        if isinstance(other, TensorBase):  # PyTorch checks overlap before shapes
+            _check_no_partial_overlap(self._data, other._data)
         forward_ad, tangent = autograd.forward_ad, None
         if forward_ad.state.level is not None:  # forward mode: the tangent changes too
             tangent = forward_ad.inplace_tangent(self, out_of_place, other)
@@ -66,7 +72,6 @@ class InplaceMethods(TensorBase):
             other_data = other._data if isinstance(other, TensorBase) else other
             if other is not None:
                 _check_inplace_operand(self._data, other_data)
-                _check_no_partial_overlap(self._data, other_data)
                 silently(numpy_inplace, self._data, other_data)  # as PyTorch: no warnings
             else:
                 numpy_inplace(self._data)
@@ -82,8 +87,6 @@ class InplaceMethods(TensorBase):
         before._output_nr = self._output_nr
         before._requires_grad = self._requires_grad
         result = out_of_place(before, other) if other is not None else out_of_place(before)
-        if isinstance(other, TensorBase):
-            _check_no_partial_overlap(self._data, other._data)
         _store_inplace(self, result._data)
         self._rebase_history(result._grad_fn)
 
@@ -169,7 +172,10 @@ class InplaceMethods(TensorBase):
         """In place: copy ``source``'s values into this tensor (broadcast to its
         shape, converted to its dtype)."""
         _check_writable(self._data)
+        self._check_inplace(source)  # PyTorch refuses a leaf before it looks at shapes
         values = source._data if isinstance(source, TensorBase) else np.asarray(source)
+        if isinstance(source, TensorBase):
+            _check_no_partial_overlap(self._data, values)
         try:
             np.broadcast_shapes(values.shape, self._data.shape)
         except ValueError:
@@ -179,9 +185,6 @@ class InplaceMethods(TensorBase):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(values.shape, self._data.shape))}"
             )
-        self._check_inplace(source)
-        if isinstance(source, TensorBase):
-            _check_no_partial_overlap(self._data, values)
         if self._records_inplace(source):
             if not isinstance(source, TensorBase):
                 source = self._make(values)
@@ -212,8 +215,8 @@ class InplaceMethods(TensorBase):
 
     def __setitem__(self, key, value) -> None:
         key = ops.shape.normalize_key(key)
-        value = _strip_leading_ones(value)
         if not ops.shape.is_basic(key):
+            value = _strip_leading_ones(value)
             # As PyTorch does: index_put_ into the view that the integers and slices make.
             target, advanced = ops.shape.split_for_put(self, key)
             if advanced is None:  # only 0-d integer tensors: x[i] = v
@@ -222,9 +225,9 @@ class InplaceMethods(TensorBase):
                 target._index_put(advanced, _as_values(target, value), False)
             return
         if self._records_inplace(value):
-            # As PyTorch does: copy_ into the view self[key] (recorded as CopySlices).
-            source = value if isinstance(value, TensorBase) else self._make(np.asarray(value))
-            ops.shape.getitem(self, key).copy_(source)
+            # As PyTorch does: copy_ (or fill_) into the view self[key], recorded as
+            # CopySlices; into self itself when key selects everything.
+            _copy_to(self if _selects_everything(key) else ops.shape.getitem(self, key), value)
             return
         if grad_mode._state.enabled:
             if self.grad_fn is None and self._requires_grad:
@@ -232,11 +235,14 @@ class InplaceMethods(TensorBase):
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
             self._check_inplace(value)
         _check_writable(self._data)
-        values = value._data if isinstance(value, TensorBase) else value
+        values = _without_leading_ones(value._data) if isinstance(value, TensorBase) else value
         try:
             self._data[key] = values
+        except IndexError:
+            ops.shape.getitem(self, key)  # raises PyTorch's words for the bad index
+            raise
         except ValueError:
-            raise _expand_error(self._data[key].shape, np.shape(values)) from None
+            raise _expand_error(self, self._data[key].shape, np.asarray(values)) from None
         self._version_counter[0] += 1
         _write_tangent(self, key, value)
 
@@ -252,8 +258,10 @@ class InplaceMethods(TensorBase):
         for the dimensions not indexed): recorded as ``IndexPutBackward0`` (as
         ``CopySlices`` for a view) when it must be, otherwise NumPy writing."""
         _check_writable(self._data)
-        ops.shape.check_put_values(self._data, key, values._data)
         self._check_inplace(values)
+        if np.may_share_memory(self._data, values._data):
+            raise RuntimeError(OVERLAP_MESSAGE)  # index_put_ refuses any overlap
+        ops.shape.check_put_values(self._data, key, values._data)
 
         def out_of_place(before, values):
             return ops.shape.put(before, key, values, accumulate)
@@ -344,6 +352,34 @@ def _strip_leading_ones(value):
     return value if ones == 0 else ops.shape.view(value, shape[ones:])
 
 
+def _selects_everything(key) -> bool:
+    """``x[...]``, ``x[:]``, ``x[()]``: PyTorch's assignment writes into x itself."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is Ellipsis or (isinstance(p, slice) and p == slice(None)) for p in parts)
+
+
+def _copy_to(target, value) -> None:
+    """``target = value`` as PyTorch's assignment does it (its ``copy_to``):
+    ``copy_`` of a value of the same shape, ``fill_`` with a 0-d one (a number is
+    one), else ``copy_`` of the value viewed without its leading 1s and expanded
+    (so a value that does not fit gets expand's error, before any other)."""
+    if not isinstance(value, TensorBase):
+        value = target._make(np.asarray(value, dtype=target._data.dtype))
+    if value._data.shape == target._data.shape:
+        target.copy_(value)
+    elif value._data.ndim == 0:
+        target.fill_(value)
+    else:
+        shape = value._data.shape
+        ones = 0
+        while ones < len(shape) and shape[ones] == 1:
+            ones += 1
+        viewed = ops.shape.view(value, shape[ones:])
+        if viewed._data.shape != target._data.shape:
+            viewed = ops.shape.expand(viewed, *target._data.shape)
+        target.copy_(viewed)
+
+
 def _as_values(target, value):
     """The value of ``x[index] = value`` as a tensor for ``index_put_``: a number
     takes the tensor's dtype (a tensor must have it already, as in PyTorch)."""
@@ -380,27 +416,29 @@ def _check_no_partial_overlap(data: np.ndarray, other: np.ndarray) -> None:
         and other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
     )
     if not same:
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing the "
-            "operation."
-        )
+        raise RuntimeError(OVERLAP_MESSAGE)
 
 
-def _expand_error(target: tuple, given: tuple) -> RuntimeError:
-    """PyTorch's message for ``x[key] = value`` when value's shape does not fit."""
-    for offset in range(1, max(len(target), len(given)) + 1):
-        want = target[-offset] if offset <= len(target) else 1
-        have = given[-offset] if offset <= len(given) else 1
-        if have not in (1, want):
-            return RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
-                f"at non-singleton dimension {max(len(target), len(given)) - offset}.  "
-                f"Target sizes: {list(target)}.  Tensor sizes: {list(given)}"
-            )
-    return RuntimeError(
-        f"shape mismatch: value tensor of shape {list(given)} cannot be broadcast to indexing "
-        f"result of shape {list(target)}"
+def _without_leading_ones(values: np.ndarray) -> np.ndarray:
+    """``values`` without leading dimensions of size 1 (PyTorch's assignment drops
+    them: a ``[1]`` value fits a single element)."""
+    shape = values.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return values if shape == values.shape else values.reshape(shape)
+
+
+def _expand_error(tensor, target: tuple, values: np.ndarray) -> RuntimeError:
+    """PyTorch's message for ``x[key] = value`` when value's shape does not fit:
+    expand's, as its assignment expands the value (without leading 1s) to fit."""
+    shape = _without_leading_ones(values).shape
+    try:
+        ops.shape.expand(tensor._make(np.zeros(shape, values.dtype)), *target)
+    except RuntimeError as error:
+        return error
+    return RuntimeError(  # pragma: no cover - NumPy and expand agree on what fits
+        f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+        f"indexing result of shape {list(target)}"
     )
 
 

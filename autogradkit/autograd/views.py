@@ -234,8 +234,9 @@ def check_inplace(view: Tensor) -> None:
     """PyTorch's refusals for an in-place operation on a view that is recorded."""
     info = _info(view)
     _refuse_rebase(view, info, what="is being")
-    base = info.base
-    if base._grad_fn is None and base._requires_grad:
+    # As PyTorch's check_inplace: the view requires grad and its base is a leaf
+    # (even one that has stopped requiring grad since the view was made).
+    if view.requires_grad and info.base._grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
 
 

@@ -134,10 +134,12 @@ class Transpose(Linear):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.dims = (d0, d1)
-        return x.swapaxes(d0, d1)
+        return x.swapaxes(d0, d1) if x.ndim else x.view()  # a 0-d tensor: itself
 
     @staticmethod
     def backward(ctx, grad_output):
+        if not grad_output.ndim:
+            return grad_output, None, None
         return np.swapaxes(grad_output, *ctx.dims), None, None
 
 
@@ -459,19 +461,20 @@ def index_tensors(input: Tensor, indices, values, name: str) -> tuple:
     used = builtins.sum(p.ndim if p.dtype.kind == "b" else 1 for p in key)
     if used > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim} (got {used})")
-    check_advanced(input._data, list(key))
     return key
 
 
 def check_put_values(data: np.ndarray, key, values: np.ndarray) -> None:
-    """PyTorch's errors for values that ``index_put_`` cannot write into ``data[key]``."""
-    if values.dtype != data.dtype:
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{scalar_type_name(data.dtype)} for the destination and "
-            f"{scalar_type_name(values.dtype)} for the source."
-        )
-    target = data[key].shape
+    """PyTorch's errors, in its order, for values that ``index_put_`` cannot write
+    into ``data[key]`` (a mask that does not fit, values that do not broadcast, a
+    dtype that differs, an index out of bounds)."""
+    check_masks(data, key)
+    # The shape of data[key], found with every index 0, as PyTorch checks it before
+    # the indices' bounds.
+    zeroed = tuple(
+        np.zeros_like(p) if isinstance(p, np.ndarray) and p.dtype.kind != "b" else p for p in key
+    )
+    target = data[zeroed].shape
     try:
         fits = np.broadcast_shapes(values.shape, target) == target
     except ValueError:
@@ -481,6 +484,13 @@ def check_put_values(data: np.ndarray, key, values: np.ndarray) -> None:
             f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast "
             f"to indexing result of shape {list(target)}"
         )
+    if values.dtype != data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{scalar_type_name(data.dtype)} for the destination and "
+            f"{scalar_type_name(values.dtype)} for the source."
+        )
+    check_advanced(data, list(key))  # the indices' bounds
 
 
 def split_for_put(input: Tensor, key) -> tuple[Tensor, tuple | None]:
@@ -493,7 +503,6 @@ def split_for_put(input: Tensor, key) -> tuple[Tensor, tuple | None]:
         return getitem(input, tuple(basic)), None
     if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
         input = getitem(input, tuple(basic))
-    check_advanced(input._data, advanced)
     return input, tuple(advanced)
 
 
@@ -753,13 +762,14 @@ def expand(input: Tensor, *sizes) -> Tensor:
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"expand(torch.{scalar_type_name(input._data.dtype)}Tensor{{{list(shape)}}}, "
+            f"size={list(sizes)}): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})"
         )
     offset = len(sizes) - len(shape)
     target = tuple(shape[i - offset] if n == -1 else n for i, n in enumerate(sizes))
-    for i, n in enumerate(shape):
+    for i, n in reversed(list(enumerate(shape))):  # PyTorch reports the last misfit
         if n != 1 and n != target[i + offset]:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target[i + offset]}) must match the existing "
@@ -820,6 +830,19 @@ def normalize_key(key):
 
 def check_advanced(data: np.ndarray, advanced: list) -> None:
     """PyTorch's errors for index tensors that do not fit ``data``."""
+    check_masks(data, advanced)
+    try:
+        data[tuple(advanced)]
+    except IndexError as error:
+        message = str(error).replace("axis", "dimension")
+        if message.endswith("with size 0"):
+            message = "index is out of bounds for dimension with size 0"  # PyTorch's wording
+        raise IndexError(message) from None
+
+
+def check_masks(data: np.ndarray, advanced) -> None:
+    """PyTorch's error for a bool mask whose shape is not that of the dimensions it
+    indexes."""
     dim = 0
     for p in advanced:
         if isinstance(p, np.ndarray) and p.dtype.kind == "b":
@@ -832,13 +855,6 @@ def check_advanced(data: np.ndarray, advanced: list) -> None:
             dim += p.ndim
         else:
             dim += 1
-    try:
-        data[tuple(advanced)]
-    except IndexError as error:
-        message = str(error).replace("axis", "dimension")
-        if message.endswith("with size 0"):
-            message = "index is out of bounds for dimension with size 0"  # PyTorch's wording
-        raise IndexError(message) from None
 
 
 def _split_advanced(key, ndim: int) -> tuple[list, list]:
@@ -919,11 +935,16 @@ def _basic_parts(key, ndim: int) -> tuple:
     """The parts of a basic index, checked, with ``...`` spelled out as slices."""
     parts = key if isinstance(key, tuple) else (key,)
     specified = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
-    if ndim == 0 and builtins.any(isinstance(p, (int, np.integer)) for p in parts):
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-            "in C++ to convert a 0-dim tensor to a number"
-        )
+    if ndim == 0 and isinstance(key, (int, np.integer)):
+        # PyTorch's wording for a lone integer (in a tuple it is one index too many).
+        if key == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+    if ndim == 0 and isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:

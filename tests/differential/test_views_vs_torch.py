@@ -283,6 +283,66 @@ def _copy_fill_zero(lib, inp):
 register("copy-fill-zero", _copy_fill_zero, graph_key="c")
 
 
+def _setitem_as_copy_to(lib, inp):
+    """``x[key] = v`` as PyTorch's assignment does it: into x itself for ``...``,
+    ``:`` and ``()``; ``fill_`` for a 0-d value, else ``copy_`` of v viewed without
+    its leading 1s and expanded (so expand's error comes first)."""
+    a = lib.tensor(M, requires_grad=True)
+    y = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    cases = {
+        "select-0d": lambda c: c.__setitem__(0, y[0]),
+        "all-slice": lambda c: c.__setitem__(slice(None), y),
+        "ellipsis-0d": lambda c: c.__setitem__(Ellipsis, y[0]),
+        "ellipsis-number": lambda c: c.__setitem__(Ellipsis, 2.0),
+        "empty-tuple": lambda c: c.__setitem__((), y),
+        "leading-one": lambda c: c.__setitem__(0, y.view(1, 3)),
+        "column-leading-one": lambda c: c.__setitem__((slice(None), 0), y[:2].view(1, 2)),
+        "number": lambda c: c.__setitem__(0, 3.0),
+        "none": lambda c: c.__setitem__(None, y),
+        "too-long": lambda c: c.__setitem__((0, 0), lib.ones(2)),
+        "misfit": lambda c: c.__setitem__(slice(None), lib.ones(4, 3)),
+    }
+    out = {}
+    for name, assign in cases.items():
+        c = a * 2
+        raised = attempt(lambda assign=assign, c=c: assign(c))
+        (c * c).sum().backward()
+        out[name] = {"raised": raised, "c": c, "a": a.grad, "y": y.grad}
+        a.grad = y.grad = None
+    plain = lib.zeros(1)
+    plain[0] = lib.tensor([4.0])  # a [1] value fits one element
+    out["plain"] = plain
+    out["leaf"] = {
+        str(k): [
+            attempt(lambda k=k: a.__setitem__(k, lib.ones(5))),
+            attempt(lambda k=k: a.__setitem__(k, 1.0)),
+        ]
+        for k in (Ellipsis, None, (), slice(None), 0)
+    }
+    return out
+
+
+register("setitem/as-copy-to", _setitem_as_copy_to)
+
+
+def _indexing_edges(lib, inp):
+    """Errors and views found by the state machine."""
+    s = lib.tensor(2.0, requires_grad=True)
+    a = lib.ones(2, 3, requires_grad=True)
+    v = a.view(-1)  # a view of a leaf, made while it required grad ...
+    a.requires_grad_(False)  # ... stays one after it stops
+    return {
+        "index-0d": [attempt(lambda k=k: s[k]) for k in (0, -1, 1, (0,), slice(1, None))],
+        "transpose-0d": s.transpose(0, -1),
+        "expand-misfit": attempt(lambda: lib.ones(2, 3).expand(3, 2)),
+        "bool-empty": attempt(lambda: bool(lib.ones(0))),
+        "view-of-former-leaf": attempt(lambda: v.mul_(2)),
+    }
+
+
+register("indexing-edges", _indexing_edges)
+
+
 # ----------------------------------------------------------------------------- index_put_
 
 
