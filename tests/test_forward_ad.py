@@ -409,3 +409,38 @@ def test_the_pieces_of_split_chunk_and_unbind_carry_the_pieces_of_the_tangent():
 
     for ours, theirs in zip(tangents(ak), tangents(torch)):
         np.testing.assert_array_equal(ours, theirs)
+
+
+# Forward-over-reverse: the tangent of a gradient built with create_graph=True is a
+# Hessian-vector product H·v. Backward formulas that read the saved output (exp,
+# tanh, softmax, relu's threshold, norm, x ** y, ...) must see its tangent too.
+FORWARD_OVER_REVERSE: dict[str, Callable] = {
+    "exp": lambda t: t.exp(),
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "softmax": lambda t: t.softmax(-1),
+    "log_softmax": lambda t: t.log_softmax(0),
+    "logsumexp": lambda t: t.logsumexp(-1),
+    "relu": lambda t: (t - 0.6).relu() ** 2,
+    "norm": lambda t: t.norm(dim=-1),
+    "pow_self": lambda t: t**t,
+    "sqrt": lambda t: t.sqrt(),
+}
+
+
+@pytest.mark.parametrize("name", FORWARD_OVER_REVERSE)
+def test_forward_over_reverse_is_the_hessian_times_the_direction(name):
+    f = FORWARD_OVER_REVERSE[name]
+    rng = np.random.default_rng(len(name))
+    data, v = rng.uniform(0.3, 0.9, (2, 3)), rng.standard_normal((2, 3))
+    x = ak.tensor(data, dtype=ak.float64, requires_grad=True)
+    w = ak.tensor(rng.standard_normal(f(x).shape), dtype=ak.float64)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, ak.tensor(v))
+        (g,) = ak.autograd.grad((f(dual) * w).sum(), dual, create_graph=True)
+        tangent = fwAD.unpack_dual(g).tangent
+    # H·v by reverse over reverse: the gradient of ⟨∂ℓ/∂x, v⟩.
+    (g,) = ak.autograd.grad((f(x) * w).sum(), x, create_graph=True)
+    (hv,) = ak.autograd.grad((g * ak.tensor(v)).sum(), x)
+    assert tangent is not None, f"{name}: the gradient got no tangent"
+    np.testing.assert_allclose(tangent.numpy(), hv.numpy(), rtol=1e-10, atol=1e-12)

@@ -249,6 +249,13 @@ def _view_of(steps: tuple, array: np.ndarray) -> np.ndarray:
     return array
 
 
+def copy_tangent(source: Tensor, target: Tensor) -> None:
+    """Give ``target`` the tangent ``source`` carries in the active level (if any)."""
+    tangent = tangent_of(source)
+    if tangent is not None:
+        _set_tangent(target, tangent)
+
+
 def _set_tangent(tensor: Tensor, tangent: Tensor | None) -> None:
     key = id(tensor)
     _tangents[key] = (weakref.ref(tensor, _forget(key)), tangent)
@@ -300,6 +307,14 @@ def push_tangent(cls: Any, args: tuple, arrays: list, ctx: Any, result: Tensor) 
         value = cls.jvp(jvp_ctx, *tangents)
         output_tangent = Tensor._make(_fit_tangent(value, result._data))
         _set_tangent(result, output_tangent)
+        node = result._grad_fn
+        if node is not None and node is ctx:
+            # A backward formula that reads the saved output (exp's, softmax's) under
+            # create_graph gets a new tensor of those values: keep the tangent for it
+            # too (PyTorch's saved variables keep their forward gradient).
+            holder = Tensor._make(result._data)
+            _set_tangent(holder, output_tangent)
+            node._output_tangent = holder
     if state.recorder is not None:
         _record_step(args, ctx, cls.node_name, result, output_tangent)
 

@@ -232,6 +232,9 @@ class Node:
     _multi_output = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
+    # Forward mode: a tensor that carries the output's tangent while its level lasts
+    # (see forward_ad.push_tangent), for backward formulas that read the saved output.
+    _output_tangent: Any = None
     # Set by forward mode (forward_ad.push_tangent) on the nodes whose jvp reads them.
     primals: tuple
     differentiable: tuple
@@ -306,7 +309,10 @@ class Node:
         if kind == "input":
             return tensor
         if kind == "output":
-            return Tensor._make(array, grad_fn=self)
+            saved = Tensor._make(array, grad_fn=self)
+            if self._output_tangent is not None:  # forward-over-reverse: keep its tangent
+                _forward_ad.copy_tangent(self._output_tangent, saved)
+            return saved
         return Tensor._make(array)
 
     def _raise_modified(self, counter: list, expected: int) -> None:
