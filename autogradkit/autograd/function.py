@@ -232,6 +232,9 @@ class Node:
     _multi_output = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
+    # True for the nodes of an operation's Scalar overload (MulBackward1, recorded
+    # inside a backward formula): see _saved_as_tensor.
+    _scalar_overload = False
     # Forward mode: a tensor that carries the output's tangent while its level lasts
     # (see forward_ad.push_tangent), for backward formulas that read the saved output.
     _output_tangent: Any = None
@@ -313,6 +316,10 @@ class Node:
             if self._output_tangent is not None:  # forward-over-reverse: keep its tangent
                 _forward_ad.copy_tangent(self._output_tangent, saved)
             return saved
+        if self._scalar_overload and isinstance(array, (int, float)):
+            # The number of a formula's ``2 * y`` (MulBackward1) stays a number: its
+            # backward multiplies by a Scalar too, recording MulBackward1 again.
+            return array
         return Tensor._make(array)
 
     def _raise_modified(self, counter: list, expected: int) -> None:
@@ -481,7 +488,7 @@ def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):
     axes along which that input was broadcast (PyTorch does this once, in the
     engine, so no operation has to)."""
     if grad.shape != shape:
-        grad = sum_to_shape(grad, shape)
+        grad = _sum_to(grad, shape) if create_graph else sum_to_shape(grad, shape)
         if grad.shape != shape:
             grad = grad.reshape(shape)
     if create_graph:
@@ -489,6 +496,23 @@ def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):
     if not isinstance(grad, _NUMPY_VALUE):
         grad = np.asarray(grad)
     return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
+def _sum_to(grad: Tensor, shape: tuple) -> Tensor:
+    """:func:`sum_to_shape` in a create_graph pass, done as PyTorch's ``sum_to`` so
+    that the graph shows its nodes: ``sum()`` to a 0-d shape (SumBackward0), else one
+    sum keeping the leading and stretched dims (SumBackward1), then a view that drops
+    the leading ones (ViewBackward0)."""
+    if not shape:
+        return grad.sum()
+    leading = grad.ndim - len(shape)
+    stretched = [
+        leading + i for i, n in enumerate(shape) if n == 1 and grad.shape[leading + i] != 1
+    ]
+    dims = tuple(range(leading)) + tuple(stretched)
+    if dims:
+        grad = grad.sum(axis=dims, keepdims=True)
+    return grad.view(shape) if leading > 0 else grad
 
 
 # What gradients are between nodes of a pass: arrays, and NumPy scalars for 0-d
@@ -653,7 +677,13 @@ class Function:
             cls._scalar_node_class = type(
                 scalar_name,
                 (Node,),
-                {"__slots__": (), "_name": scalar_name, "_function": cls, "__doc__": cls.__doc__},
+                {
+                    "__slots__": (),
+                    "_name": scalar_name,
+                    "_function": cls,
+                    "_scalar_overload": True,
+                    "__doc__": cls.__doc__,
+                },
             )
 
     @staticmethod

@@ -195,7 +195,8 @@ class Div(BinaryFunction):
     def backward(ctx, grad_output):
         x, y = ctx.saved_tensors
         grad_x = grad_output / y if ctx.needs_input_grad[0] else None
-        grad_y = -grad_output * x / (y * y) if ctx.needs_input_grad[1] else None
+        # −g·((x/y)/y), grouped as PyTorch's formula (its graph under create_graph).
+        grad_y = -grad_output * ((x / y) / y) if ctx.needs_input_grad[1] else None
         return grad_x, grad_y
 
 

@@ -748,6 +748,29 @@ for _name, _f in FIRST_DERIVATIVES.items():
     register(f"double-backward/{_name}", _second_derivative(_f))
 
 
+def _second_derivative_graph(f):
+    """The graph of ``dg/dx`` (built with ``create_graph=True``) itself: PyTorch's
+    nodes for the gradients of the first pass's nodes (a divisor's −g·((x/y)/y),
+    ``sum_to``'s SumBackward0/ViewBackward0, a formula's number: MulBackward1)."""
+
+    def fn(lib, inp):
+        x = lib.tensor([0.25, 0.5, 0.75], requires_grad=True)
+        (g,) = lib.autograd.grad(f(lib, x).sum(), x, create_graph=True)
+        return {"second": lib.autograd.grad(g.sum(), x, create_graph=True)[0]}
+
+    return fn
+
+
+# x ** x is left out: its dg/dx adds the same terms in another order (the engine's
+# order of accumulation, not a formula).
+for _name in ("log", "sqrt", "atan", "log2", "log10", "prod", "norm", "mul_scalar", "tanh"):
+    register(
+        f"double-backward-graph/{_name}",
+        _second_derivative_graph(FIRST_DERIVATIVES[_name]),
+        graph_key="second",
+    )
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_edge_golden(prog):
     H.check_against_golden(prog)
