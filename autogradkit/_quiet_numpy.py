@@ -11,24 +11,59 @@ once, and restores it, for about a quarter of that (callgrind, NumPy 2.4).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextvars import ContextVar
-from math import isfinite
+from math import hypot
 from typing import Any
 
 import numpy as np
 
-__all__ = ["silently", "arithmetic"]
+__all__ = ["silently", "quietly", "arithmetic"]
+
+
+# Two numbers below this in magnitude can be added, subtracted or multiplied
+# without overflow, even in float32 (whose largest value is 3.4e38 ≈ (1.8e19)²).
+MODERATE = 1.8e19
 
 
 def arithmetic(operation: Callable[[Any, Any], Any], x: Any, y: Any) -> Any:
-    """``operation(x, y)`` (``operator.add``, ``operator.mul``, ...) without NumPy's
-    floating-point warnings. Two finite numbers (the 0-d fast path) are computed
-    directly: setting the error state costs more than their arithmetic, and only
-    infinite or nan operands make it warn (overflow of finite numbers aside)."""
-    if type(x) is not np.ndarray and type(y) is not np.ndarray and isfinite(x) and isfinite(y):
+    """``operation(x, y)`` (``operator.add``, ``operator.sub``, ``operator.mul``)
+    without NumPy's floating-point warnings. Two moderate numbers (the 0-d fast
+    path) are computed directly: setting the error state costs more than their
+    arithmetic, and only infinite, nan or huge operands (``3e38 * 10``) make it
+    warn. ``hypot`` checks both in one call (nan and inf fail the comparison)."""
+    if type(x) is not np.ndarray and type(y) is not np.ndarray and hypot(x, y) < MODERATE:
         return operation(x, y)
     return silently(operation, x, y)
+
+
+def quietly(forward: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate an operation's ``forward`` so it runs :func:`silently`: for the
+    operations that meet ``inf - inf``, ``0 · inf``, ``sin(inf)`` or overflow at
+    edge values (``softmax``, products, losses, ...), where PyTorch is silent. The
+    hot arithmetic (``+ - * /``) uses :func:`arithmetic` instead, which skips the
+    cost for the common operands."""
+
+    if _STATE is None:  # pragma: no cover - a NumPy that keeps its state elsewhere
+
+        def quiet_forward(*args: Any) -> Any:
+            return silently(forward, *args)
+
+        return functools.wraps(forward)(quiet_forward)
+
+    state, ignore = _STATE, _IGNORE
+
+    @functools.wraps(forward)
+    def quiet(*args: Any) -> Any:
+        # silently(forward, *args), written out: it runs for every call of forward.
+        token = state.set(ignore)
+        try:
+            return forward(*args)
+        finally:
+            state.reset(token)
+
+    return quiet
 
 
 def silently(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .._quiet_numpy import quietly
 from ..autograd.function import Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
@@ -154,8 +155,9 @@ class BinaryCrossEntropy(_Loss):
     formula = r"\ell(p, y) = -\frac{1}{N}\sum_i \big[y_i \log p_i + (1 - y_i) \log(1 - p_i)\big] \qquad \frac{\partial \ell}{\partial p} = \frac{p - y}{N\,p\,(1 - p)}"
 
     @staticmethod
+    @quietly  # log 0, and the mean of nothing, silently
     def forward(ctx, p, y, weight, reduction):
-        if np.any((p < 0) | (p > 1)):
+        if not np.all((p >= 0) & (p <= 1)):  # nan is refused too, as PyTorch
             raise RuntimeError("all elements of input should be between 0 and 1")
         ctx.save_for_backward(p, y, weight)
         ctx.reduction, ctx.count = reduction, p.size
@@ -198,6 +200,7 @@ class MseLoss(_Loss):
     formula = r"\ell(x, y) = \frac{1}{N}\sum_i (x_i - y_i)^2 \qquad \frac{\partial \ell}{\partial x} = \frac{2(x - y)}{N} = -\frac{\partial \ell}{\partial y}"
 
     @staticmethod
+    @quietly  # overflow, and the mean of nothing, silently
     def forward(ctx, x, y, reduction):
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.count = reduction, np.broadcast(x, y).size

@@ -10,12 +10,12 @@ lower-ranked operand belongs to a higher category (bool < integer < floating).
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import isfinite
+from math import hypot
 from typing import Any
 
 import numpy as np
 
-from .._quiet_numpy import arithmetic, silently
+from .._quiet_numpy import MODERATE, arithmetic, silently
 
 _RANK = {
     np.dtype(np.bool_): 0,
@@ -127,13 +127,13 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
     value and dtype those give: a float tensor with a Python number, and two
     float tensors of one dtype. A 0-d float tensor with a number (every
     step of a chain such as ``t * 1.001 + 0.001``) is computed on its NumPy
-    scalar, with no error state to set when both are finite (see arithmetic)."""
+    scalar, with no error state to set when both are moderate (see arithmetic)."""
     if type(x) is np.ndarray:
         if (type(y) is float or type(y) is int) and x.dtype.kind == "f":
             if x.ndim:
                 return silently(operation, x, y)
             x = x[()]
-            if isfinite(x) and isfinite(y):
+            if hypot(x, y) < MODERATE:  # finite and too small to overflow (see arithmetic)
                 return operation(x, y)
             return silently(operation, x, y)
         if type(y) is np.ndarray and y.dtype is x.dtype and y.dtype.kind == "f":

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._dtype import dtype as DType
 from .._dtype import int64 as _int64
+from .._quiet_numpy import quietly
 from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import _values
@@ -54,6 +55,7 @@ class Prod(Reduction):
     formula = r"f(x) = \textstyle\prod_i x_i \qquad \frac{\partial f}{\partial x_i} = \textstyle\prod_{j \ne i} x_j"
 
     @staticmethod
+    @quietly  # overflow gives inf, silently (as PyTorch)
     def forward(ctx, x):
         out = np.asarray(np.prod(x))
         ctx.save_for_backward(x, out)
@@ -72,6 +74,7 @@ class ProdDim(Reduction):
     formula = r"f(x) = \textstyle\prod_{\text{dim}} x \qquad \frac{\partial f}{\partial x_i} = \textstyle\prod_{j \ne i} x_j"
 
     @staticmethod
+    @quietly  # overflow gives inf, silently (as PyTorch)
     def forward(ctx, x, dim, keepdim):
         out = np.prod(x, axis=dim, keepdims=True)
         ctx.dim, ctx.keepdim = dim, keepdim
@@ -100,6 +103,7 @@ class Cumsum(Linear):
     formula = r"f(x)_i = \textstyle\sum_{j \le i} x_j \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i \ge j} g_i"
 
     @staticmethod
+    @quietly  # inf + -inf is nan, silently (as PyTorch)
     def forward(ctx, x, dim):
         ctx.dim = dim
         if x.ndim == 0:
@@ -126,6 +130,7 @@ class Norm(Reduction):
     formula = r"f(x) = \Big(\textstyle\sum_i |x_i|^p\Big)^{1/p} \qquad \frac{\partial f}{\partial x_i} = \frac{\operatorname{sign}(x_i)\,|x_i|^{p-1}}{f(x)^{p-1}}"
 
     @staticmethod
+    @quietly  # overflow and inf - inf, silently
     def forward(ctx, x, p, dims, keepdim):
         magnitude = np.abs(x)
         if p == math.inf:

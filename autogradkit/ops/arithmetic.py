@@ -253,7 +253,7 @@ class Reciprocal(Elementwise):
     def forward(ctx, x):
         if x.dtype.kind != "f":
             x = x.astype(np.float32)
-        with np.errstate(divide="ignore"):
+        with np.errstate(all="ignore"):  # 1/0 and 1/subnormal are inf, silently
             out = np.asarray(1 / x)  # an array even for 0-d x, so it is saved as the output
         ctx.save_for_backward(out)
         return out
@@ -278,7 +278,7 @@ class Pow(Elementwise):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(x)
         ctx.exponent = exponent
-        with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, as in PyTorch
+        with np.errstate(all="ignore"):  # 0 ** -1 and overflow are inf, as in PyTorch
             return _power(x, exponent)
 
     @staticmethod
@@ -314,7 +314,7 @@ class PowTensor(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         xp, yp = promote(x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(all="ignore"):  # 0 ** -1, nan and overflow, silently
             out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
         ctx.save_for_backward(x, y, out)  # the operands themselves (see Mul)
         return out

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .._numpy_protocols import UFUNCS
+from .._quiet_numpy import quietly
 from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from .arithmetic import pow as _pow
@@ -64,6 +65,7 @@ class Sin(Elementwise):
     formula = r"f(x) = \sin x \qquad \frac{\partial f}{\partial x} = \cos x"
 
     @staticmethod
+    @quietly  # sin(±inf) is nan, silently (as PyTorch)
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return np.sin(_float(x))
@@ -81,6 +83,7 @@ class Cos(Elementwise):
     formula = r"f(x) = \cos x \qquad \frac{\partial f}{\partial x} = -\sin x"
 
     @staticmethod
+    @quietly  # cos(±inf) is nan, silently (as PyTorch)
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return np.cos(_float(x))
@@ -98,6 +101,7 @@ class Tan(Elementwise):
     formula = r"f(x) = \tan x \qquad \frac{\partial f}{\partial x} = 1 + \tan^2 x"
 
     @staticmethod
+    @quietly  # tan(±inf) is nan, silently (as PyTorch)
     def forward(ctx, x):
         out = np.asarray(np.tan(_float(x)))  # an array for 0-d x, saved as the output
         ctx.save_for_backward(out)
@@ -332,7 +336,7 @@ class Sign(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
-        return np.sign(x)
+        return np.nan_to_num(np.sign(x), nan=0.0)  # sign(nan) is 0 in PyTorch
 
 
 def _rounded(rounding, x: np.ndarray) -> np.ndarray:
@@ -407,6 +411,7 @@ class Frac(Elementwise):
     formula = r"f(x) = x - \operatorname{trunc} x \qquad \frac{\partial f}{\partial x} = 1"
 
     @staticmethod
+    @quietly  # inf - trunc(inf) is nan, silently
     def forward(ctx, x):
         return x - np.trunc(x)
 

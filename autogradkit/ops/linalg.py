@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dtype import c_type_name, scalar_type_name
 from .._numpy_protocols import UFUNCS
+from .._quiet_numpy import quietly
 from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
@@ -84,6 +85,7 @@ class Bmm(Bilinear):
     formula = r"f(A, B) = A B \text{ per batch} \qquad \frac{\partial \ell}{\partial A} = G\,B^\top, \quad \frac{\partial \ell}{\partial B} = A^\top G \quad (G = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod
+    @quietly  # overflow and inf · 0, silently (as PyTorch)
     def forward(ctx, a, b):
         if a.dtype != b.dtype:  # PyTorch's bmm words it this way
             raise RuntimeError(
@@ -110,6 +112,7 @@ class Mv(Bilinear):
     formula = r"f(A, v) = A v \qquad \frac{\partial \ell}{\partial A} = g\,v^\top, \quad \frac{\partial \ell}{\partial v} = A^\top g \quad (g = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod
+    @quietly  # overflow and inf · 0, silently (as PyTorch)
     def forward(ctx, a, v):
         if a.shape[1] != v.shape[0]:
             raise RuntimeError(
@@ -137,6 +140,7 @@ class Dot(Bilinear):
     formula = r"f(x, y) = \textstyle\sum_i x_i y_i \qquad \frac{\partial f}{\partial x} = y, \quad \frac{\partial f}{\partial y} = x"
 
     @staticmethod
+    @quietly  # overflow and inf · 0, silently (as PyTorch)
     def forward(ctx, x, y):
         if x.shape != y.shape:
             raise RuntimeError(

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._quiet_numpy import quietly
 from ..autograd.function import Function, Linear, Reduction, _sum_over_inputs
 from ..tensor import Tensor, _wrap_dim
 from .pointwise import _float
@@ -26,8 +27,9 @@ __all__ = ["softmax", "log_softmax", "logsumexp", "nll_loss", "cross_entropy"]
 
 
 def _shifted(x: np.ndarray, dim) -> np.ndarray:
-    """x minus its largest value along ``dim`` (0 where that is ±inf, as PyTorch does)."""
-    top = np.max(x, axis=dim, keepdims=True)
+    """x minus its largest value along ``dim`` (0 where that is ±inf, as PyTorch does;
+    the largest of nothing is −inf, so an empty tensor comes back empty)."""
+    top = np.max(x, axis=dim, keepdims=True, initial=-np.inf)
     return x - np.where(np.isfinite(top), top, 0)
 
 
@@ -38,6 +40,7 @@ class Softmax(Function):
     formula = r"f(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}} \qquad \frac{\partial f_i}{\partial x_j} = f_i\,(\delta_{ij} - f_j)"
 
     @staticmethod
+    @quietly  # inf - inf and overflow, silently (as PyTorch)
     def forward(ctx, x, dim):
         e = np.exp(_shifted(_float(x), dim))
         out = np.asarray(e / e.sum(axis=dim, keepdims=True))
@@ -107,6 +110,7 @@ class LogSoftmax(Function):
     formula = r"f(x)_i = x_i - \ln \sum_j e^{x_j} \qquad \frac{\partial f_i}{\partial x_j} = \delta_{ij} - e^{f_j}"
 
     @staticmethod
+    @quietly  # inf - inf and overflow, silently (as PyTorch)
     def forward(ctx, x, dim):
         shifted = _shifted(_float(x), dim)
         out = np.asarray(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
@@ -171,9 +175,10 @@ class Logsumexp(Reduction):
     formula = r"f(x) = \ln \sum_i e^{x_i} \qquad \frac{\partial f}{\partial x_i} = e^{x_i - f(x)}"
 
     @staticmethod
+    @quietly  # inf - inf and overflow, silently (as PyTorch)
     def forward(ctx, x, dims, keepdim):
         x = _float(x)
-        top = np.max(x, axis=dims, keepdims=True)
+        top = np.max(x, axis=dims, keepdims=True, initial=-np.inf)  # of nothing: ln 0 = −inf
         top = np.where(np.isfinite(top), top, 0)
         out = np.log(np.exp(x - top).sum(axis=dims, keepdims=True)) + top
         if not keepdim:
