@@ -209,7 +209,13 @@ class MseLoss(_Loss):
     @staticmethod
     def backward(ctx, grad_output):
         x, y = ctx.saved_tensors
-        grad = 2 * (x - y) * _reduction_scale(grad_output, ctx.reduction, ctx.count)
+        # PyTorch's mse_loss_backward scales by 2/N before the difference meets the
+        # incoming gradient: 2·(x − y) first would overflow float32 near its largest
+        # values (x = 3e38), where the mean's gradient is finite.
+        norm = (
+            2 / ctx.count if ctx.reduction == "mean" and ctx.count else 2
+        )  # (no elements: no gradient)
+        grad = norm * (x - y) * grad_output
         return (
             grad if ctx.needs_input_grad[0] else None,
             -grad if ctx.needs_input_grad[1] else None,

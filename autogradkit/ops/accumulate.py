@@ -64,6 +64,12 @@ class Prod(Reduction):
     @staticmethod
     def backward(ctx, grad_output):
         x, out = ctx.saved_tensors
+        if not isinstance(x, Tensor) and np.count_nonzero(x == 0) > 1:
+            # Two zero factors: every product of the others has a zero in it, so
+            # the gradient is exactly zero, whatever else (inf, nan) x holds and
+            # whatever the incoming gradient is: PyTorch's prod_backward answers
+            # zeros here without multiplying anything.
+            return np.zeros_like(x)
         return grad_output * _product_of_others(x, out, None)
 
 

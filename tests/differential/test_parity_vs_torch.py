@@ -270,11 +270,7 @@ EDGE_VALUES = [INF, -INF, NAN, 0.0, -0.0, -1.0, 3e38, -3e38, 1e-45, 1e-40, 1.0, 
 
 
 # Wrong gradients at edge values found by these programs, not fixed yet (and why).
-WRONG_AT_EDGES = {
-    "quiet/prod-float32": "prod's gradient with zeros and infs: PyTorch's zero-aware formula",
-    "quiet/prod-float64": "prod's gradient with zeros and infs: PyTorch's zero-aware formula",
-    "quiet/mse_loss-float32": "2(x − y) overflows at 3e38; PyTorch scales by 2/N first",
-}
+WRONG_AT_EDGES: dict[str, str] = {}
 # NumPy's warnings left on the hot path on purpose (see tests/test_warnings_grid.py).
 _HOT = "NumPy's warning kept: silencing it costs ~5,000 instructions per training step"
 for _pid in [
