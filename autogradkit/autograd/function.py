@@ -111,8 +111,10 @@ def _inplace_message(
 
 
 def _forward_name(node: Node) -> str:
-    """``MulBackward0`` -> ``Mul``: the name PyTorch uses for the operation itself."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """The name PyTorch's messages give the operation itself: ``MulBackward0`` ->
+    ``Mul``, but ``FillBackward2`` -> ``Fill2`` (an overload's number stays) and
+    ``TanhBackwardBackward0`` -> ``TanhBackward``."""
+    return re.sub(r"Backward(?:0|(\d+))?$", r"\1", node.name())
 
 
 def sum_to_shape(grad, shape: tuple[int, ...]):
@@ -1027,12 +1029,17 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
     needs = []
     edges = []
     untracked = False
+    through_a_base = False
     recording = grad_mode._state.enabled
     for arg in args:
         if type(arg) is Tensor:
             arrays.append(arg._data)
             if arg._view is not None:
                 needs.append(_view_needs_grad(arg, recording))
+                # A view made under no_grad of a tensor that requires grad requires
+                # grad too, through its base, but has no history to send gradients
+                # to: PyTorch records the operation anyway, with no edge into it.
+                through_a_base = through_a_base or arg.requires_grad
             else:
                 needs.append(arg._requires_grad)
             if arg._requires_grad:
@@ -1049,7 +1056,7 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
     needs_input_grad = ctx.needs_input_grad = tuple(needs)
     if recording:
         ctx.next_functions = tuple(edges)
-    return arrays, recording and True in needs_input_grad, untracked
+    return arrays, recording and (True in needs_input_grad or through_a_base), untracked
 
 
 def _view_needs_grad(view: Tensor, recording: bool) -> bool:

@@ -44,6 +44,7 @@ from .._inplace import VIEW_OF_LEAF_INPLACE_MESSAGE
 from ..tensor import Tensor
 from . import grad_mode
 from .function import (
+    SECOND_BACKWARD_MESSAGE,
     Function,
     Linear,
     Node,
@@ -271,7 +272,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, steps: tuple, fn: Node) -> None:
         self._to_save = self._saved = self._saved_sources = None
         self.steps = steps
-        self.fn = fn
+        self.fn: Node | None = fn
         self.next_functions = (gradient_edge(base),) + fn.next_functions[1:]
         self._inputs = (base,) + fn._inputs[1:]
         self.needs_input_grad = (base._requires_grad,) + fn.needs_input_grad[1:]
@@ -285,6 +286,8 @@ class CopySlices(Node):
         return r"\frac{\partial \ell}{\partial \text{base}} = G \text{ with the view's region replaced by } \texttt{fn}(G_{\text{view}})"
 
     def apply(self, grad_output, create_graph: bool = False) -> list:
+        if self.fn is None:  # released by an earlier pass, saved tensors or not (PyTorch's check)
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         grad_slice = regenerate(self.steps, grad_output)
         if type(grad_slice) is not Tensor:
             grad_slice = grad_slice.copy()
@@ -296,7 +299,11 @@ class CopySlices(Node):
         return grads
 
     def _release(self) -> None:
-        self.fn._release()
+        # PyTorch's CopySlices lets go of fn itself, so a second pass fails even when
+        # fn saved nothing (copy_ of a number, fill_).
+        if self.fn is not None:
+            self.fn._release()
+            self.fn = None
 
 
 class ReplaceRegion(Linear):

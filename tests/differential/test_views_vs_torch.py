@@ -632,6 +632,76 @@ def _detach_in_place(lib, inp):
 register("detach-in-place", _detach_in_place)
 
 
+def _op_on_a_no_grad_view(lib, inp):
+    """A view made under no_grad of a tensor that requires grad requires grad
+    through its base: an operation on it is recorded, with no edge into the view,
+    and a backward through it reaches nothing."""
+    a = lib.tensor(M, requires_grad=True)
+    b = a * 2
+    with lib.no_grad():
+        of_graph = b[1:]
+        of_leaf = a[0]
+    s = of_graph.sigmoid()
+    t = of_leaf * of_leaf
+    (s.sum() + t.sum()).backward()
+    return {
+        "views": [of_graph.requires_grad, of_graph.is_leaf, of_leaf.requires_grad],
+        "s": s,
+        "t": t,
+        "grads": [a.grad is None, of_graph.grad is None, of_leaf.grad is None],
+    }
+
+
+register("op-on-a-no-grad-view", _op_on_a_no_grad_view, graph_key="s")
+
+
+def _copy_slices_twice(lib, inp):
+    """CopySlices after copy_/fill_ of a view saves nothing, yet a second backward
+    without retain_graph is refused, as PyTorch's (its fn is released)."""
+    a = lib.tensor(0.5, requires_grad=True)
+    d = lib.ones(3).detach()
+    d[-1].copy_(a)
+    e = lib.ones(3)
+    e[0].fill_(2.0)
+    e.requires_grad_(True)
+    f = e * 1
+    f[1:].fill_(a)
+    first = attempt(lambda: (d.sum() + f.sum()).backward())
+    return {
+        "first": first,
+        "second": attempt(lambda: d.sum().backward()),
+        "third": attempt(lambda: f.sum().backward()),
+        "a": a,
+        "e": e,
+    }
+
+
+register("copy-slices-backward-twice", _copy_slices_twice)
+
+
+def _modified_output_names(lib, inp):
+    """The modified-in-place error names the operation as PyTorch does: an overload's
+    number stays (FillBackward2 -> Fill2, ClampBackward1 -> Clamp1)."""
+    changes = {
+        "fill": lambda y: y.fill_(2.0),
+        "fill-tensor": lambda y: y.fill_(lib.tensor(2.0)),
+        "fill-all": lambda y: y.__setitem__(Ellipsis, 5.0),
+        "clamp": lambda y: y.clamp_(min=0),
+        "mul": lambda y: y.mul_(2),
+    }
+    raised = {}
+    for name, change in changes.items():
+        x = lib.tensor(M, requires_grad=True)
+        y = x * 1
+        z = y * y
+        change(y)
+        raised[name] = attempt(lambda z=z: z.sum().backward())
+    return raised
+
+
+register("modified-output-names", _modified_output_names)
+
+
 def _zero_grad_of_a_view_grad(lib, inp):
     w = lib.ones(3, requires_grad=True)
     store = lib.ones(2, 3)
