@@ -259,8 +259,10 @@ class InplaceMethods(TensorBase):
         ``CopySlices`` for a view) when it must be, otherwise NumPy writing."""
         _check_writable(self._data)
         self._check_inplace(values)
-        if np.may_share_memory(self._data, values._data):
-            raise RuntimeError(OVERLAP_MESSAGE)  # index_put_ refuses any overlap
+        if np.may_share_memory(self._data, values._data) and memory_overlap(
+            self._data, values._data
+        ) in ("full", "partial"):
+            raise RuntimeError(OVERLAP_MESSAGE)  # index_put_ refuses any overlap it sees
         ops.shape.check_put_values(self._data, key, values._data)
 
         def out_of_place(before, values):
@@ -410,13 +412,46 @@ def _check_no_partial_overlap(data: np.ndarray, other: np.ndarray) -> None:
     x) is refused, as in PyTorch; the very same elements (``x.add_(x)``) are fine."""
     if type(other) is not np.ndarray or other is data or not np.may_share_memory(data, other):
         return
-    same = (
-        other.shape == data.shape
-        and other.strides == data.strides
-        and other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
-    )
-    if not same:
+    if memory_overlap(data, other) == "partial":
         raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def memory_overlap(a: np.ndarray, b: np.ndarray) -> str:
+    """How two arrays share memory, as PyTorch's ``get_overlap_status`` tells it:
+    ``"full"`` (the very same elements, in the same order), ``"partial"``, ``"no"``,
+    or ``"too hard"`` when either is not dense (a column, a strided slice), where
+    PyTorch looks no further and lets the operation run, so we do too.
+
+    >>> x = np.zeros((2, 3))
+    >>> memory_overlap(x[0, 1:], x[0, :2]), memory_overlap(x[0], x[1]), memory_overlap(x[:, 0], x[:, 1])
+    ('partial', 'no', 'too hard')
+    """
+    if a is b:
+        return "full"
+    if a.size == 0 or b.size == 0:
+        return "no"
+    if not (_dense(a) and _dense(b)):
+        return "too hard"
+    a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a.strides == b.strides else "partial"
+    if a_begin < b_end and b_begin < a_end:
+        return "partial"
+    return "no"
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory
+    without gaps or repeats, with the dimensions taken in some order."""
+    expected = a.itemsize
+    for stride, size in sorted(
+        (stride, size) for stride, size in zip(a.strides, a.shape) if size != 1
+    ):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _without_leading_ones(values: np.ndarray) -> np.ndarray:

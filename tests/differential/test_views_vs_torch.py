@@ -702,6 +702,33 @@ def _modified_output_names(lib, inp):
 register("modified-output-names", _modified_output_names)
 
 
+def _overlap_as_pytorch_sees_it(lib, inp):
+    """In-place reads from memory it writes: refused only where PyTorch sees a
+    partial overlap of dense tensors (x[0, 1:] with x[0, :2], x with x.t()); a
+    strided column is "too hard" for PyTorch's check, so it runs, and a shape
+    mismatch is then the error."""
+    cases = {
+        "row-slices": lambda x: x[0, 1:].mul_(x[0, :2]),
+        "transpose": lambda x: x.add_(x.t()),
+        "row-and-whole": lambda x: x[0].mul_(x),
+        "column-from-column": lambda x: x[:, 0].copy_(x[:, 1]),
+        "column-from-row": lambda x: x[:, 0].copy_(x[0]),
+        "column-of-t-from-whole": lambda x: x.t()[-1].copy_(x),
+        "column-of-t-add-whole": lambda x: x.t()[-1].add_(x),
+        "index-put-of-t": lambda x: x.t().index_put_((lib.tensor([0, 1]),), x[:2]),
+        "index-put-of-itself": lambda x: x.index_put_((lib.tensor([0, 1, 2]),), x),
+        "empty": lambda x: x[:0].mul_(x[:0]),
+    }
+    out = {}
+    for name, change in cases.items():
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+        out[name] = [attempt(lambda change=change, x=x: change(x) and None), x]
+    return out
+
+
+register("overlap-as-pytorch-sees-it", _overlap_as_pytorch_sees_it)
+
+
 def _zero_grad_of_a_view_grad(lib, inp):
     w = lib.ones(3, requires_grad=True)
     store = lib.ones(2, 3)
