@@ -728,3 +728,16 @@ def backward_outputs(lib, outputs, seed: int, how: str = "gradient"):
         total = term if total is None else total + term
     total.backward()
     return total
+
+
+def import_torch_jvp_decompositions() -> None:
+    """PyTorch's first ``make_dual`` in a process imports its jvp decompositions,
+    which warn (``torch.jit.script`` is deprecated): import them now, silently, so
+    no program's recorded warnings depend on which program ran first."""
+    try:
+        import torch
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch._decomp.decompositions_for_jvp  # noqa: F401

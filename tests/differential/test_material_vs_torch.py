@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import random
-import warnings
 import zlib
 
 import harness as H
@@ -31,20 +30,7 @@ PROGRAMS: list[Program] = []
 LOSS_RTOL = 1e-4
 
 
-def _import_torch_jvp_decompositions() -> None:
-    """PyTorch's first ``make_dual`` in a process imports its jvp decompositions,
-    which warn (``torch.jit.script`` is deprecated): import them now, silently, so
-    no program's recorded warnings depend on which program ran first."""
-    try:
-        import torch
-    except ImportError:
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import torch._decomp.decompositions_for_jvp  # noqa: F401
-
-
-_import_torch_jvp_decompositions()
+H.import_torch_jvp_decompositions()
 
 
 def program(pid: str, **options):

@@ -9,7 +9,6 @@ graphs and gradients in both libraries; a wrong gradient shows as a difference.
 
 from __future__ import annotations
 
-import warnings
 import zlib
 
 import harness as H
@@ -19,20 +18,7 @@ from harness import Program, attempt
 PROGRAMS: list[Program] = []
 
 
-def _import_torch_jvp_decompositions() -> None:
-    """PyTorch's first ``make_dual`` in a process imports its jvp decompositions,
-    which warn (``torch.jit.script`` is deprecated): import them now, silently, so
-    no program's recorded warnings depend on which program ran first."""
-    try:
-        import torch
-    except ImportError:
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import torch._decomp.decompositions_for_jvp  # noqa: F401
-
-
-_import_torch_jvp_decompositions()
+H.import_torch_jvp_decompositions()
 M = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
 
