@@ -726,7 +726,10 @@ class Function:
         ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
-        arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
+        if len(args) == 2:
+            arrays, record, untracked = _unwrap_pair(ctx, *args, cls.scalars_are_inputs)
+        else:
+            arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         try:
             out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
@@ -963,17 +966,27 @@ class _FormulaState(threading.local):
 
 
 _formula = _FormulaState()
+# How many backward formulas run under create_graph now, in all threads: while none
+# does, recording an operation need not read the thread-local flag (a module global
+# is read several times faster; see _unwrap_tensor_and_number).
+_formulas_running = 0
+_formulas_lock = threading.Lock()
 
 
 def _run_formula(node: Node, grad_output: Any) -> Any:
     """Run ``node``'s backward formula recording its own graph (``create_graph``),
     with numbers in it taken as the formula's constants (see _record)."""
+    global _formulas_running
     previous = _formula.recording
     _formula.recording = True
+    with _formulas_lock:
+        _formulas_running += 1
     try:
         return node._function.backward(node, grad_output)
     finally:
         _formula.recording = previous
+        with _formulas_lock:
+            _formulas_running -= 1
 
 
 class _NotHooked(NamedTuple):
@@ -1059,6 +1072,48 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
     return arrays, recording and (True in needs_input_grad or through_a_base), untracked
 
 
+def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
+    """:func:`_unwrap` for the commonest operands of a two-argument operation: a
+    tensor with a tensor (``a * b``) or with a Python number (``t * 1.001``), neither
+    a view. The same results without _unwrap's loop and lists (chain: -5% instructions),
+    anything else goes to :func:`_unwrap`."""
+    if type(x) is not Tensor or x._view is not None:
+        return _unwrap(ctx, (x, y), scalars_are_inputs)
+    if type(y) is Tensor and y._view is None:
+        return _unwrap_tensors(ctx, x, y)
+    if (type(y) is float or type(y) is int) and scalars_are_inputs:
+        return _unwrap_tensor_and_number(ctx, x, y)
+    return _unwrap(ctx, (x, y), scalars_are_inputs)
+
+
+def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
+    needs_x = x._requires_grad
+    needs_y = y._requires_grad
+    ctx.needs_input_grad = _NEEDS_PAIR[needs_x][needs_y]  # a shared tuple: nothing to allocate
+    recording = grad_mode._state.enabled
+    if recording:
+        ctx.next_functions = (
+            _edge_of(x) if needs_x else NO_EDGE,
+            _edge_of(y) if needs_y else NO_EDGE,
+        )
+    return (x._data, y._data), recording and (needs_x or needs_y), not (needs_x and needs_y)
+
+
+def _unwrap_tensor_and_number(ctx: Node, x: Tensor, number: float) -> tuple:
+    needs_x = x._requires_grad
+    ctx.needs_input_grad = _NEEDS_PAIR[needs_x][False]
+    recording = grad_mode._state.enabled
+    constant = _formulas_running and _formula_constant(ctx)  # nearly always False
+    if recording:
+        edge = _edge_of(x) if needs_x else NO_EDGE
+        ctx.next_functions = (edge,) if constant else (edge, NO_EDGE)
+    return (x._data, number), recording and needs_x, not needs_x
+
+
+# needs_input_grad of two operands, _NEEDS_PAIR[needs_x][needs_y]: bools index tuples.
+_NEEDS_PAIR = (((False, False), (False, True)), ((True, False), (True, True)))
+
+
 def _view_needs_grad(view: Tensor, recording: bool) -> bool:
     """Whether a gradient flows into ``view``: only if it has a history of its own
     (brought up to date first, when the operation may be recorded); a view that
@@ -1082,12 +1137,19 @@ def _edge_of(tensor: Tensor) -> Edge:
 def _scalar_input(ctx: Node, edges: list) -> None:
     """A number operand where PyTorch wraps it into a tensor (the 2 of ``a + 2``):
     an input with the edge ``(None, 0)``, except as a constant of a backward
-    formula, where PyTorch's formulas (C++) call the Scalar overload (``grad * 2``
-    records MulBackward1) and it has no edge."""
+    formula (see :func:`_formula_constant`), where it has no edge."""
+    if not (_formulas_running and _formula_constant(ctx)):
+        edges.append(NO_EDGE)
+
+
+def _formula_constant(ctx: Node) -> bool:
+    """Whether a number operand of ``ctx``'s operation is a constant of a backward
+    formula running under create_graph: PyTorch's formulas (C++) then call the
+    Scalar overload (``grad * 2`` records MulBackward1), whose node ``ctx`` becomes."""
     if _formula.recording and ctx._function.scalar_node_name:
         ctx.__class__ = ctx._function._scalar_node_class
-    else:
-        edges.append(NO_EDGE)
+        return True
+    return False
 
 
 def gradient_edge(tensor: Tensor) -> Edge:
