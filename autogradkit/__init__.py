@@ -84,7 +84,7 @@ from .ops.elementary import (
     tan,
     trunc,
 )
-from .ops.linalg import dot, matmul, mm, mv, outer
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.pointwise import abs, clamp, exp, log, maximum, minimum, relu, sigmoid, sqrt, tanh
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.select import all, any, argmin, equal, gather, where
@@ -192,6 +192,7 @@ __all__ = [
     "mean",
     "min",
     "mm",
+    "bmm",
     "mul",
     "multiply",
     "mv",

@@ -109,6 +109,9 @@ class MathMethods(TensorBase):
     def mm(self, other):
         return ops.linalg.mm(self, other)
 
+    def bmm(self, mat2):
+        return ops.linalg.bmm(self, mat2)
+
     def dot(self, other):
         return ops.linalg.dot(self, other)
 

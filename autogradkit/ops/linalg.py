@@ -16,9 +16,9 @@ from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
-from .shape import SqueezeInplace, UnsafeView, Unsqueeze, View, expand
+from .shape import SqueezeInplace, UnsafeView, Unsqueeze
 
-__all__ = ["matmul", "mm", "mv", "dot", "outer", "addmm"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm"]
 
 
 # ndarray.dot clears its output (memset) before BLAS writes it, which np.matmul does
@@ -176,27 +176,45 @@ def _check_tensors(input, other, name: str) -> None:
             )
 
 
+def _should_fold(input: Tensor, other: Tensor) -> bool:
+    """PyTorch's choice for a product where one operand has ≥3 dimensions and the
+    other ≤2: fold the batch dimensions of the larger into the rows of one matrix
+    (one mm or mv) instead of broadcasting both into a bmm. It folds when the
+    smaller operand requires grad (so that its gradient is one mm, not a sum over
+    a broadcast batch), never when the smaller is a matrix on the left, and
+    otherwise when the folding needs no copy (the batch dimensions of the larger,
+    transposed if it is on the right, are laid out one after the other)."""
+    larger_first = input.ndim >= other.ndim
+    larger, smaller = (input, other) if larger_first else (other, input)
+    if not (larger.ndim >= 3 and smaller.ndim <= 2):
+        return False
+    if smaller.requires_grad:
+        return True
+    if input.ndim == 2:
+        return False
+    data = larger._data if larger_first else np.swapaxes(larger._data, -1, -2)
+    if data.size == 0:
+        return True
+    strides = [stride // data.itemsize for stride in data.strides]
+    return all(strides[i] == strides[i + 1] * data.shape[i + 1] for i in range(data.ndim - 2))
+
+
 def _folded_matmul(input: Tensor, other: Tensor) -> Tensor:
-    """A batch of matrices times one matrix or one vector, as PyTorch computes it:
-    the batch dimensions folded into the rows of one matrix (ViewBackward0), one
-    mm or mv, then unfolded (UnsafeViewBackward0)."""
-    batch = input.shape[:-1]
-    rows = int(np.prod(batch))
-    if other.ndim == 1:
-        if input.shape[-1] != other.shape[0]:
-            raise RuntimeError(
-                f"size mismatch, got input ({rows}), mat ({rows}x{input.shape[-1]}), "
-                f"vec ({other.shape[0]})"
-            )
-        folded = View.apply(input, (-1, input.shape[-1]))
-        return UnsafeView.apply(Mv.apply(folded, other), batch)
-    if input.shape[-1] != other.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} "
-            f"and {other.shape[0]}x{other.shape[1]})"
-        )
-    folded = View.apply(input, (-1, input.shape[-1]))
-    return UnsafeView.apply(Mm.apply(folded, other), batch + (other.shape[1],))
+    """A batch of matrices times one matrix or vector, as PyTorch computes it: the
+    batch dimensions folded into the rows of one matrix (a reshape), one mm or mv,
+    then unfolded (UnsafeViewBackward0). With the batch on the right, the product
+    is computed transposed, (Bᵀ·Aᵀ)ᵀ, and made contiguous (CloneBackward0)."""
+    transpose = other.ndim > input.ndim
+    if transpose:
+        rows, right = other.mT, (input.t() if input.ndim == 2 else input)
+    else:
+        rows, right = input, other
+    batch = tuple(rows.shape[:-1])
+    folded = rows.reshape(int(np.prod(batch)), rows.shape[-1])
+    if right.ndim == 1:
+        return UnsafeView.apply(mv(folded, right), batch)
+    product = UnsafeView.apply(mm(folded, right), batch + (right.shape[1],))
+    return product.mT.contiguous() if transpose else product
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -233,79 +251,46 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return out
     if a == 2 and b == 2:
         return Mm.apply(input, other)
-    if a >= 3 and b <= 2:
+    if _should_fold(input, other):
         return _folded_matmul(input, other)
-    error = _batched_shape_error(input, other)
-    if error is not None:
-        raise error
     return _batched_matmul(input, other)
 
 
-def _batched_shape_error(input: Tensor, other: Tensor) -> RuntimeError | None:
-    """PyTorch's error for batched operands whose inner sizes differ. Its wording
-    depends on how PyTorch would have computed the product: folded into one mm/mv
-    (a ≥3-d tensor with a vector, or -- when the smaller operand requires grad -- a
-    matrix or vector with a ≥3-d tensor, transposed) or as a bmm of broadcast
-    batches."""
-    a_shape, b_shape = tuple(input.shape), tuple(other.shape)
-    inner_a, inner_b = a_shape[-1], (b_shape[-2] if len(b_shape) > 1 else b_shape[0])
-    if inner_a == inner_b:
-        return None
-    t1: tuple[int, ...] | None = None
-    t2: tuple[int, ...] = ()
-    if len(a_shape) >= 3 and len(b_shape) <= 2:
-        t1, t2 = a_shape, b_shape
-    elif len(b_shape) >= 3 and len(a_shape) <= 2 and input._requires_grad:
-        t1 = b_shape[:-2] + (b_shape[-1], b_shape[-2])
-        t2 = a_shape[::-1]
-    if t1 is not None:
-        rows = int(np.prod(t1[:-1]))
-        if len(t2) == 2:
-            return RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{t1[-1]} and {t2[0]}x{t2[1]})"
-            )
-        return RuntimeError(
-            f"size mismatch, got input ({rows}), mat ({rows}x{t1[-1]}), vec ({t2[0]})"
-        )
-    x_batch = a_shape[:-2]
-    y_batch = b_shape[:-2]
+def _broadcast_batches(batch1: tuple, batch2: tuple) -> tuple:
+    """The batch shape both operands broadcast to, or PyTorch's error."""
     try:
-        batch = np.broadcast_shapes(x_batch, y_batch)
+        return tuple(np.broadcast_shapes(batch1, batch2))
     except ValueError:
-        return broadcast_error(np.broadcast_to(0, x_batch), np.broadcast_to(0, y_batch))
-    n = int(np.prod(batch))
-    return RuntimeError(
-        f"Expected size for first two dimensions of batch2 tensor to be: "
-        f"[{n}, {inner_a}] but got: [{n}, {inner_b}]."
-    )
+        raise broadcast_error(np.broadcast_to(0, batch1), np.broadcast_to(0, batch2)) from None
 
 
 def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
-    x = Unsqueeze.apply(input, 0) if input.ndim == 1 else input
-    y = Unsqueeze.apply(other, 1) if other.ndim == 1 else other
-    if x.shape[-1] != y.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(x.shape[:-2]))}, {x.shape[-1]}] but got: "
-            f"[{int(np.prod(y.shape[:-2]))}, {y.shape[-2]}]."
-        )
-    try:
-        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({x.shape[0]}) must match the size of tensor b ({y.shape[0]}) "
-            "at non-singleton dimension 0"
-        ) from None
-    if x.shape[:-2] != batch:
-        x = expand(x, *batch, *x.shape[-2:])
-    if y.shape[:-2] != batch:
-        y = expand(y, *batch, *y.shape[-2:])
-    out = Bmm.apply(x, y)
-    if input.ndim == 1:
-        out = SqueezeInplace.apply(out, (-2,))
+    """Batches of matrices (or vectors) on both sides, as PyTorch computes them:
+    both broadcast to one batch shape (ExpandBackward0), each reshaped into a
+    3-d stack, one bmm, and the result unfolded (UnsafeViewBackward0). Two 3-d
+    stacks whose batch sizes differ, one of them 1 and requiring grad, lose that
+    dimension first (SqueezeBackward1), so its gradient is one product."""
+    if input.ndim == 3 and other.ndim == 3 and input.shape[0] != other.shape[0]:
+        if input.shape[0] == 1 and input.requires_grad:
+            return matmul(input.squeeze(0), other)
+        if other.shape[0] == 1 and other.requires_grad:
+            return matmul(input, other.squeeze(0))
+    n = input.shape[-2] if input.ndim > 1 else 1
+    m1 = input.shape[-1]
+    m2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    p = other.shape[-1] if other.ndim > 1 else 1
+    batch = _broadcast_batches(tuple(input.shape[:-2]), tuple(other.shape[:-2]))
+    stacks = int(np.prod(batch))
+    left = input.expand(*batch, n, m1).reshape(stacks, n, m1)
     if other.ndim == 1:
-        out = SqueezeInplace.apply(out, (-1,))
-    return out
+        right = other.expand(*batch, m2).reshape(stacks, m2).unsqueeze(2)
+    else:
+        right = other.expand(*batch, m2, p).reshape(stacks, m2, p)
+    product = bmm(left, right)
+    if other.ndim == 1:
+        product = product.squeeze(-1)
+    shape = batch + ((n,) if input.ndim > 1 else ()) + ((p,) if other.ndim > 1 else ())
+    return UnsafeView.apply(product, shape)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -314,6 +299,29 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     return Mm.apply(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Products of two stacks of matrices, one pair at a time: ``input`` is
+    (b, n, m), ``mat2`` is (b, m, p) and the result (b, n, p). No broadcasting
+    (see :func:`matmul` for that).
+
+    >>> import autogradkit as torch
+    >>> a = torch.ones(2, 3, 4, requires_grad=True)
+    >>> torch.bmm(a, torch.ones(2, 4, 5)).shape
+    autogradkit.Size([2, 3, 5])
+    """
+    _check_tensors(input, mat2, "bmm")
+    for name, value in (("batch1", input), ("batch2", mat2)):
+        if value.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (stacks, _, inner), (stacks2, rows2, _) = input.shape, mat2.shape
+    if (stacks2, rows2) != (stacks, inner):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{stacks}, {inner}] but got: [{stacks2}, {rows2}]."
+        )
+    return Bmm.apply(input, mat2)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

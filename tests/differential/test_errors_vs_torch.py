@@ -341,6 +341,7 @@ SHAPES = {
     "maximum": lambda lib, a, b: lib.maximum(a, b),
     "matmul": lambda lib, a, b: lib.matmul(a, b),
     "mm": lambda lib, a, b: lib.mm(a, b),
+    "bmm": lambda lib, a, b: lib.bmm(a, b),
 }
 SHAPE_PAIRS = [
     ((3,), (4,)),
@@ -358,6 +359,10 @@ SHAPE_PAIRS = [
     ((3, 2, 4), (2, 4, 5)),
     ((2, 1, 3, 4), (5, 3, 2)),
     ((2, 1, 3, 4), (5, 4, 2)),
+    ((1, 2, 3), (4, 2, 3)),
+    ((0, 2, 3), (4, 3, 2)),
+    ((2, 2, 3), (3, 3, 4)),
+    ((2, 3), (2, 4, 3, 2)),
     ((), (3,)),
     ((3,), ()),
 ]
