@@ -214,10 +214,11 @@ class _GraphTask:
         self.observed = observed
         self.root_grads = root_grads
         self.captures = captures
-        self.captured: list = [None] * (sum(len(v) for v in captures.values()) if captures else 0)
+        self.captured: list = []
+        if captures is not None:
+            self.captured = [None] * sum(len(places) for places in captures.values())
         # 1. Count, for every node reachable from the roots, the edges into it.
-        root_nodes = [root.node for root in roots if root.node is not None]
-        self.dependencies = _count_dependencies(root_nodes)
+        root_nodes, self.dependencies = _count_dependencies(roots)
         self.total = len(self.dependencies)
         self.needed = None if captures is None else _leading_to(captures, self.dependencies)
         # Gradients waiting for their node (a list, one per output, for a node with
@@ -226,15 +227,18 @@ class _GraphTask:
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
         self.ready: list = []
-        # Breaks ties between equal sequence numbers (roots of separate graphs) in
+        # Breaks ties between equal sequence numbers (the leaves' AccumulateGrad) in
         # the order they became ready.
         self._tiebreak = itertools.count()
         self.steps_run = 0
         self.changes: list[Accumulation] = []
         for (root, output_nr), grad in zip(roots, root_grads):
             assert root is not None  # every root requires grad
-            self._send(root, output_nr, grad, grad)  # the caller's gradient: not ours to keep
-        for root in dict.fromkeys(root_nodes):
+            if root in self.buffers or root._multi_output:
+                self._send(root, output_nr, grad, grad)
+            else:
+                self.buffers[root] = grad  # the caller's gradient: not ours to keep
+        for root in root_nodes:
             if self.dependencies[root] == 0:
                 heapq.heappush(self.ready, (-root._sequence_nr, next(self._tiebreak), root))
 
@@ -415,17 +419,18 @@ class _GraphTask:
             self.changes.append(Accumulation(node.variable, grad, previous))
 
 
-def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
-    """For every node reachable from the roots, how many edges lead into it."""
+def _count_dependencies(roots: list[Edge]) -> tuple[list[Node], dict[Node, int]]:
+    """The roots' nodes (each once), and for every node reachable from them how
+    many edges lead into it."""
     dependencies: dict[Node, int] = {}
-    stack = []
-    for root in roots:
-        if root not in dependencies:
-            dependencies[root] = 0
-            stack.append(root)
+    for root, _ in roots:
+        assert root is not None  # every root requires grad
+        dependencies[root] = 0
+    root_nodes = list(dependencies)
+    stack = root_nodes.copy()
     while stack:
         for edge in stack.pop().next_functions:
-            child = edge.node
+            child = edge[0]  # indexing an Edge is cheaper than its .node
             if child is None:
                 continue
             if child in dependencies:
@@ -433,7 +438,7 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
             else:
                 dependencies[child] = 1
                 stack.append(child)
-    return dependencies
+    return root_nodes, dependencies
 
 
 def _leading_to(targets, nodes) -> set[Node]:
@@ -587,17 +592,16 @@ def _checked_hook_values(hook, result, likes: list, create_graph: bool) -> list:
 
 def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: bool) -> list:
     """The seed of the pass: one gradient per tensor (``1`` for a scalar given none)."""
-    if grad_tensors is None:
-        grad_tensors = [None] * len(tensors)
-    if len(grad_tensors) != len(tensors):
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
         raise RuntimeError(
             f"grad_tensors has {len(grad_tensors)} gradients but there are {len(tensors)} "
             "tensors: give one gradient (or None) per tensor"
         )
     grads = []
-    for i, (tensor, grad) in enumerate(zip(tensors, grad_tensors)):
+    for i, tensor in enumerate(tensors):
         if not isinstance(tensor, Tensor):
             raise TypeError(f"backward expects tensors, got {type(tensor).__name__}")
+        grad = None if grad_tensors is None else grad_tensors[i]
         if grad is None:
             value = _implicit_grad(tensor)
         else:
@@ -608,21 +612,36 @@ def _make_grads(tensors: Sequence, grad_tensors: Sequence | None, create_graph: 
 
 def _implicit_grad(tensor: Tensor) -> np.ndarray | np.generic:
     """``loss.backward()`` means ``loss.backward(torch.tensor(1.))``: scalars only."""
-    if tensor._data.size != 1:
+    data = tensor._data
+    if data.size != 1:
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if tensor._data.dtype.kind != "f":
+    one = _ONES.get(data.dtype.type)
+    if one is None:
+        one = _one_of(tensor)
+    if data.ndim == 0:
+        # A 0-d gradient travels as a NumPy scalar, like every 0-d gradient inside
+        # the engine: made and multiplied several times faster than a 0-d array.
+        return one
+    # One element, so every dimension is 1 and ndmin gives the shape (a tenth of
+    # what np.ones costs).
+    return np.array(one, ndmin=data.ndim)
+
+
+# The scalar 1 of each floating dtype (by its scalar type: hashing a dtype costs
+# more), made once: NumPy scalars are immutable, so every pass can share it, and
+# making one costs ~2.7k instructions (callgrind).
+_ONES: dict[type, np.generic] = {}
+
+
+def _one_of(tensor: Tensor) -> np.generic:
+    dtype = tensor._data.dtype
+    if dtype.kind != "f":
         raise RuntimeError(
             "grad can be implicitly created only for real scalar outputs but got "
             f"torch.{tensor.dtype.name}"
         )
-    dtype = tensor._data.dtype
-    if tensor._data.ndim == 0:
-        # A 0-d gradient travels as a NumPy scalar, like every 0-d gradient inside
-        # the engine: made and multiplied several times faster than a 0-d array.
-        return dtype.type(1)
-    # One element, so every dimension is 1 and ndmin gives the shape (a tenth of
-    # what np.ones costs).
-    return np.array(1, dtype=dtype, ndmin=tensor._data.ndim)
+    one = _ONES[dtype.type] = dtype.type(1)
+    return one
 
 
 def _given_grad(i: int, tensor: Tensor, grad, create_graph: bool):
@@ -663,21 +682,26 @@ def prepare(
 ) -> _GraphTask:
     """Validate the arguments and set up a pass (used by backward, grad and the stepper)."""
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
-    if isinstance(grad_tensors, Tensor):
-        grad_tensors = (grad_tensors,)
-    elif isinstance(grad_tensors, (np.ndarray, int, float)):
-        raise TypeError(
-            f"gradient must be a Tensor (or None for a scalar output), not "
-            f"{type(grad_tensors).__name__}: wrap it, e.g. torch.tensor(...)"
-        )
-    elif grad_tensors is not None:
-        grad_tensors = tuple(grad_tensors)
+    if grad_tensors is not None:
+        grad_tensors = _given_grads(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(tensors)
     grads = _make_grads(tensors, grad_tensors, create_graph)
     captures = None if inputs is None else _captures(inputs)
     return _GraphTask(roots, grads, retain_graph, create_graph, captures, observed)
+
+
+def _given_grads(grad_tensors) -> tuple:
+    """The ``gradient``/``grad_tensors`` argument as a tuple of tensors (or None)."""
+    if isinstance(grad_tensors, Tensor):
+        return (grad_tensors,)
+    if isinstance(grad_tensors, (np.ndarray, int, float)):
+        raise TypeError(
+            f"gradient must be a Tensor (or None for a scalar output), not "
+            f"{type(grad_tensors).__name__}: wrap it, e.g. torch.tensor(...)"
+        )
+    return tuple(grad_tensors)
 
 
 def _captures(inputs: Sequence) -> dict[Node, list[tuple[int, int]]]:

@@ -1160,8 +1160,9 @@ def gradient_edge(tensor: Tensor) -> Edge:
         return NO_EDGE
     # tuple.__new__ builds the same Edge as Edge(node, nr), at a third of the cost
     # (a NamedTuple's own constructor is a Python function).
-    if tensor.grad_fn is not None:
-        return _new_tuple(Edge, (tensor.grad_fn, tensor._output_nr))
+    node = tensor.grad_fn
+    if node is not None:
+        return _new_tuple(Edge, (node, tensor._output_nr))
     return tensor._grad_accumulator().edge
 
 
