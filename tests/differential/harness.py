@@ -76,6 +76,7 @@ PROGRAM_MODULES = (
     "test_material_vs_torch",
     "test_views_vs_torch",
     "test_parity_vs_torch",
+    "test_zero_d_vs_torch",
 )
 
 
