@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+# ``ndarray`` and ``asarray``, not ``np.ndarray``: NumPy's module has a __getattr__,
+# so CPython 3.11 cannot specialise ``np.<name>`` (about 370 instructions a read).
+from numpy import asarray, ndarray
+
 from .._quiet_numpy import MODERATE, arithmetic, silently
 
 _RANK = {
@@ -57,7 +61,7 @@ def result_dtype(*operands) -> np.dtype:
     (arrays and Python numbers)."""
     dimensioned = zero_dim = wrapped = None
     for x in operands:
-        if isinstance(x, np.ndarray):
+        if isinstance(x, ndarray):
             if x.ndim:
                 dimensioned = _promote(dimensioned, x.dtype)
             else:
@@ -85,13 +89,13 @@ def promote(x, y):
     PyTorch would use. The common cases (same dtypes; a float tensor with a Python
     number) return their inputs untouched; the others look their result dtype up
     by the pair of operand kinds (see :func:`_operand_kind`), computed once."""
-    if type(x) is np.ndarray:
-        if type(y) is np.ndarray:
+    if type(x) is ndarray:
+        if type(y) is ndarray:
             if x.dtype == y.dtype:
                 return x, y
         elif (type(y) is float or type(y) is int) and x.dtype.kind == "f":
             return x, y
-    elif type(y) is np.ndarray and (type(x) is float or type(x) is int) and y.dtype.kind == "f":
+    elif type(y) is ndarray and (type(x) is float or type(x) is int) and y.dtype.kind == "f":
         return x, y
     kinds = (_operand_kind(x), _operand_kind(y))
     target = _PAIR_DTYPES.get(kinds)
@@ -108,11 +112,11 @@ def promote_for_arithmetic(x, y):
     operands before promoting, so what backward checks is the tensor's array)."""
     # The two commonest cases first, answered without a call: a float tensor with a
     # Python number, and two tensors of one dtype that are not 0-d.
-    if type(x) is np.ndarray:
+    if type(x) is ndarray:
         if type(y) is float or type(y) is int:
             if x.dtype.kind == "f":
                 return (x if x.ndim else x[()]), y
-        elif type(y) is np.ndarray and y.dtype is x.dtype and x.ndim and y.ndim:
+        elif type(y) is ndarray and y.dtype is x.dtype and x.ndim and y.ndim:
             return x, y
     x, y = promote(x, y)
     return _as_scalar_if_0d(x), _as_scalar_if_0d(y)
@@ -132,15 +136,15 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
     spares Function.apply its general scalar-to-array step (_scalar_as_array, a
     call and a look through what forward saved): about 1.6k instructions per
     operation, 2.7% of that 200-link chain."""
-    if type(x) is np.ndarray:
+    if type(x) is ndarray:
         if (type(y) is float or type(y) is int) and x.dtype.kind == "f":
             if x.ndim:
                 return silently(operation, x, y)
             x = x[()]
             if hypot(x, y) < MODERATE:  # finite and too small to overflow (see arithmetic)
-                return np.asarray(operation(x, y))
-            return np.asarray(silently(operation, x, y))
-        if type(y) is np.ndarray and y.dtype is x.dtype and y.dtype.kind == "f":
+                return asarray(operation(x, y))
+            return asarray(silently(operation, x, y))
+        if type(y) is ndarray and y.dtype is x.dtype and y.dtype.kind == "f":
             if x.ndim and y.ndim:
                 return silently(operation, x, y)
             return arithmetic(operation, _as_scalar_if_0d(x), _as_scalar_if_0d(y))
@@ -151,7 +155,7 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
 def _as_scalar_if_0d(x):
     # Floating point only: NumPy warns about integer overflow in scalar arithmetic
     # but wraps silently in array arithmetic, as PyTorch does.
-    return x[()] if type(x) is np.ndarray and x.ndim == 0 and x.dtype.kind == "f" else x
+    return x[()] if type(x) is ndarray and x.ndim == 0 and x.dtype.kind == "f" else x
 
 
 # result_dtype of two operands depends only on their kinds: a cache of it.
@@ -161,13 +165,13 @@ _PAIR_DTYPES: dict[tuple, np.dtype] = {}
 def _operand_kind(x) -> tuple | type:
     """What result_dtype looks at: an array's dtype and whether it is 0-d; for
     anything else, its type (a Python number's dtype follows from its type)."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, ndarray):
         return (x.dtype, x.ndim == 0)
     return type(x)
 
 
 def _cast(x, target: np.dtype):
-    if isinstance(x, np.ndarray):
+    if isinstance(x, ndarray):
         return x if x.dtype == target else x.astype(target)
     if isinstance(x, (bool, int, float, np.generic)):
         # Python numbers stay 'weak': NumPy then computes in the array's dtype.
