@@ -62,6 +62,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+# The hot paths write ``ndarray``, not ``np.ndarray``: NumPy's module has a
+# __getattr__, so CPython 3.11 cannot specialise ``np.<name>``, and each such read
+# costs about 370 instructions more than reading a global of this module.
+from numpy import ndarray
+
 from .._dtype import scalar_type_name
 from ..tensor import Tensor
 from . import forward_ad as _forward_ad
@@ -722,7 +727,7 @@ class Function:
         The context ``ctx`` that ``forward`` fills in becomes the result's
         ``grad_fn`` when an input needs a gradient and grad mode is on.
         """
-        ctx = cls._node_class.__new__(cls._node_class)
+        ctx = cls._node_class()  # a Node (no __init__): cheaper than _node_class.__new__
         ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
@@ -734,9 +739,9 @@ class Function:
             out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
             raise cls._in_pytorch_words(arrays, error) from None
-        if type(out) is not np.ndarray:
+        if type(out) is not ndarray:
             out = _scalar_as_array(ctx, out)  # NumPy gives scalars for 0-d results
-        result = Tensor._make(out, ctx if record else None)
+        result = _make_tensor(out, ctx if record else None)
         if record:
             _record(ctx, args, out, result, untracked)
         if cls.creates_view:
@@ -953,7 +958,7 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, untracked: 
     else:
         # With each saved tensor, its version now: backward checks it is unchanged.
         ctx._saved_sources, inputs_saved = _describe_saved(saved, args, out, result)
-        if _graph._stack:
+        if _saved_tensors_hooks:
             ctx._packed = _pack_saved(ctx, result)  # read by saved_tensors
     # The inputs are kept only where something reads them later (the drawing's
     # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
@@ -1167,6 +1172,12 @@ def gradient_edge(tensor: Tensor) -> Edge:
 
 
 _new_tuple = tuple.__new__
+# The open saved_tensors_hooks contexts (graph._stack, a list never rebound), read
+# as a global, as ndarray is (see the imports): the graph module has a __getattr__ too.
+_saved_tensors_hooks = _graph._stack
+# Tensor._make as a module global: apply reads it once per operation, and a global
+# is read faster than a class attribute (CPython 3.11 does not specialise those).
+_make_tensor = Tensor._make
 
 
 def _scalar_as_array(ctx: Node, scalar: Any) -> np.ndarray:
@@ -1189,6 +1200,12 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     """For each saved value: (version counter, version at save time, kind, tensor),
     where kind says whether it is an input, the output, or a constant; and whether
     any of them is an input."""
+    for value in saved:  # first, at less cost, the common node that saved no array
+        if isinstance(value, ndarray):
+            break
+    else:
+        if len(saved) < len(_ONLY_CONSTANTS):
+            return _ONLY_CONSTANTS[len(saved)], False
     described = []
     inputs_saved = outputs_saved = False
     for value in saved:
@@ -1197,7 +1214,7 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
             counter = result._version_counter
             source = (counter, counter[0], "output", None)
             outputs_saved = True
-        elif value is not None and isinstance(value, np.ndarray):  # a tensor's?
+        elif value is not None and isinstance(value, ndarray):  # a tensor's?
             for arg in args:
                 if type(arg) is Tensor and arg._data is value:
                     counter = arg._version_counter
