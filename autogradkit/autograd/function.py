@@ -136,11 +136,21 @@ def sum_to_shape(grad, shape: tuple[int, ...]):
     """
     extra = grad.ndim - len(shape)
     if extra:
-        grad = grad.sum(axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
+        grad = _sum_over(grad, tuple(range(extra)))
+    if 1 in shape:  # only a dimension of size 1 can have been stretched
+        stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+        if stretched:
+            grad = _sum_over(grad, stretched, keepdims=True)
     return grad
+
+
+def _sum_over(grad, axes: tuple[int, ...], keepdims: bool = False):
+    """``grad.sum(axis=axes, keepdims=keepdims)``; on an array it calls np.add.reduce,
+    which is what ndarray.sum calls through a Python-level wrapper (saving about 1k
+    instructions of each bias gradient in an MLP's backward pass)."""
+    if type(grad) is np.ndarray:
+        return np.add.reduce(grad, axes, keepdims=True) if keepdims else np.add.reduce(grad, axes)
+    return grad.sum(axis=axes, keepdims=keepdims)
 
 
 class Edge(NamedTuple):
@@ -756,7 +766,7 @@ class Function:
         formulas call ``tanh_backward``: on NumPy arrays (a plain backward pass) it
         is ``forward``'s arithmetic and nothing more; on tensors (``create_graph``)
         it is applied and recorded, so the graph shows PyTorch's node for it."""
-        if any(type(arg) is Tensor for arg in args):
+        if Tensor in map(type, args):  # (no generator frame: 1.5k instructions less)
             return cls.apply(*args)
         scratch = cls._node_class.__new__(cls._node_class)
         scratch._to_save = None

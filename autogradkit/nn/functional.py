@@ -80,10 +80,12 @@ def _sigmoid_of(z):
 
     Backward passes run with NumPy's overflow warnings off, so the plain formula
     is safe here: for very negative z, e⁻ᶻ overflows to inf and σ(z) to 0.
+    np.reciprocal(x) is 1 / x to the last bit, without converting the number 1
+    to an array first (about 1k instructions less per call).
     """
     if isinstance(z, Tensor):
         return z.sigmoid()
-    return 1 / (1 + np.exp(-z))
+    return np.reciprocal(1 + np.exp(-z))
 
 
 def _softplus_of_neg(z):
@@ -299,6 +301,8 @@ def binary_cross_entropy_with_logits(
         )
     # weight and pos_weight are constants of the loss, not inputs of the graph: PyTorch's
     # node lists only (input, target) in next_functions, so pass their arrays.
+    if weight is None and pos_weight is None:  # the usual call: nothing to check (2k instructions)
+        return BinaryCrossEntropyWithLogits.apply(input, target, None, None, reduction)
     _check_constant("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     weight_data = weight._data if isinstance(weight, Tensor) else weight
     pos_data = pos_weight._data if isinstance(pos_weight, Tensor) else pos_weight

@@ -34,13 +34,17 @@ def select(mask, grad):
     return np.where(mask, grad, np.zeros((), grad.dtype))
 
 
-# Selecting by bits (a speed trick): a float's bits AND 0 are +0.0, and its bits AND
-# all-ones are the float itself (inf and nan included), so select() can clear the
-# gradient's bits where the mask fails: one bitwise_and on the bits viewed as integers
-# of the same width, against -1/0 integers made from the mask. On arrays of this many
-# elements or more that costs under half of np.where (measured: 46k against 99k
+# Selecting by bits (a speed trick): a float's bits times 0 are +0.0, and its bits
+# times 1 are the float itself (inf and nan included), so select() can clear the
+# gradient's bits where the mask fails: one integer multiply of the bits viewed as
+# integers of the same width by the mask as 1/0 integers (astype, the cheapest way
+# from booleans to integers), written into those integers. On arrays of this many
+# elements or more that costs under half of np.where (measured: 36k against 99k
 # instructions on 64 × 128 float32); below it np.where's single call is cheaper.
 _BITS_MIN_SIZE = 1024
+# Comparisons make masks of exactly this dtype object, so ``is`` recognises them (a
+# few instructions, where ``== np.bool_`` first converts np.bool_ to a dtype).
+_BOOL = np.dtype(np.bool_)
 _SAME_WIDTH_INT: dict[int, np.dtype] = {
     2: np.dtype(np.int16),
     4: np.dtype(np.int32),
@@ -52,7 +56,7 @@ def _bits_apply(mask, grad: np.ndarray) -> bool:
     """Whether _select_by_bits can select: a boolean mask, a float16/32/64 gradient."""
     return (
         type(mask) is np.ndarray
-        and mask.dtype == np.bool_
+        and mask.dtype is _BOOL
         and grad.dtype.kind == "f"
         and grad.dtype.itemsize in _SAME_WIDTH_INT
     )
@@ -62,8 +66,13 @@ def _select_by_bits(mask: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """``where(mask, grad, 0)`` for a float array ``grad`` and a boolean array ``mask``,
     by clearing bits (see _BITS_MIN_SIZE); the same result, bit for bit."""
     as_int = _SAME_WIDTH_INT[grad.dtype.itemsize]
-    keep = np.negative(mask, dtype=as_int)  # True: -1 (every bit set), False: 0
-    return np.bitwise_and(grad.view(as_int), keep).view(grad.dtype)
+    # 1 where the mask holds, else 0; astype casts booleans to integers in one
+    # direct pass, where np.negative(mask, dtype=...) went through buffered casts
+    # (55k against 40k instructions with the multiply below, on 64 × 128 float32).
+    kept = mask.astype(as_int)
+    if kept.shape != grad.shape:  # a mask broadcast over the gradient
+        return np.multiply(grad.view(as_int), kept).view(grad.dtype)
+    return np.multiply(grad.view(as_int), kept, out=kept).view(grad.dtype)
 
 
 class Where(Elementwise):
