@@ -135,7 +135,8 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
     and handed back as the 0-d array the result tensor holds: made here, it
     spares Function.apply its general scalar-to-array step (_scalar_as_array, a
     call and a look through what forward saved): about 1.6k instructions per
-    operation, 2.7% of that 200-link chain."""
+    operation, 2.7% of that 200-link chain. Two 0-d tensors of one float dtype
+    (``w * x`` in a scalar neuron) take the same way back (-1.7k of 40.6k)."""
     if type(x) is ndarray:
         if (type(y) is float or type(y) is int) and x.dtype.kind == "f":
             if x.ndim:
@@ -147,7 +148,7 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
         if type(y) is ndarray and y.dtype is x.dtype and y.dtype.kind == "f":
             if x.ndim and y.ndim:
                 return silently(operation, x, y)
-            return arithmetic(operation, _as_scalar_if_0d(x), _as_scalar_if_0d(y))
+            return asarray(arithmetic(operation, _as_scalar_if_0d(x), _as_scalar_if_0d(y)))
     x, y = promote_for_arithmetic(x, y)
     return arithmetic(operation, x, y)
 
