@@ -157,3 +157,31 @@ def test_setitem_with_index_tensors_passes_gradcheck():
 
     assert torch.autograd.gradcheck(f, (x, v), check_forward_ad=True)
     assert torch.autograd.gradgradcheck(f, (x, v))
+
+
+def test_grad_mode_off_in_one_thread_leaves_recording_in_another():
+    # Recording reads a process-wide flag while every thread has grad mode on, and
+    # the thread's own mode otherwise: both threads must see their own mode, for
+    # every way an operation's operands are taken apart (two tensors, a tensor and
+    # a number, one tensor), and the flag must come back once the thread is done.
+    x = torch.ones(3, requires_grad=True)
+    inside, done = threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with torch.no_grad():
+            inside.set()
+            done.wait(5)
+            seen["worker"] = [(x * x).requires_grad, (x * 1.5).requires_grad, x.exp().grad_fn]
+
+    t = threading.Thread(target=worker)
+    t.start()
+    inside.wait(5)
+    here = [(x * x).grad_fn.name(), (x * 1.5).grad_fn.name(), x.exp().grad_fn.name()]
+    done.set()
+    t.join()
+    assert here == ["MulBackward0", "MulBackward0", "ExpBackward0"]
+    assert seen["worker"] == [False, False, None]
+    with torch.no_grad():
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad and (x * x).requires_grad

