@@ -1,7 +1,8 @@
-"""The 0-d fast path of ``+ - *`` gives the bits NumPy's array arithmetic gives.
+"""The 0-d fast path of ``+ - * /`` gives the bits NumPy's array arithmetic gives.
 
 A 0-d float tensor with a Python number, or with a 0-d tensor of its dtype, is
-computed on NumPy scalars (``ops/_promotion.py``), which NumPy computes many times
+computed on NumPy scalars (``ops/_promotion.py``; ``t / number`` in
+``ops/arithmetic.py``), which NumPy computes many times
 faster than 0-d arrays. Scalar and array arithmetic are specified alike (same
 dtype, same IEEE result) but are different code in NumPy, with different warnings
 ("overflow encountered in scalar multiply"); so here, against the 0-d array
@@ -23,7 +24,12 @@ from hypothesis import strategies as st
 
 import autogradkit as ak
 
-OPERATIONS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+OPERATIONS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+}
 DTYPES: dict[str, tuple[Any, type[np.floating]]] = {
     "float32": (ak.float32, np.float32),
     "float64": (ak.float64, np.float64),
@@ -69,6 +75,8 @@ def test_tensor_with_number_matches_array_arithmetic(dtype, name, data):
         forward, backward = operation(t, c), operation(c, t)
     assert forward.dtype is ak_dtype and forward.shape == ()
     assert _same_bits(forward.detach().numpy(), _array_result(operation, x, c, np_dtype))
+    if name == "div":
+        return  # c / t is c * t.reciprocal(), as in PyTorch: other bits than c / x
     with np.errstate(all="ignore"):
         expected_reflected = np.asarray(operation(c, np.asarray(x, np_dtype)), np_dtype)
     assert _same_bits(backward.detach().numpy(), expected_reflected)

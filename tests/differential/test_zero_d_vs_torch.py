@@ -1,4 +1,4 @@
-"""0-d tensors against PyTorch: the fast path of ``+ - *`` on 0-d operands.
+"""0-d tensors against PyTorch: the fast path of ``+ - * /`` on 0-d operands.
 
 A 0-d float tensor combined with a Python number (every link of a chain such as
 ``t = t * 1.001 + 0.001``), or with another 0-d tensor of its dtype, is computed on
@@ -51,10 +51,19 @@ for _dt in FLOATS:
     register(f"chain-overflow/{_dt}", _chain(_dt, 3, {"float32": 3.3e38}.get(_dt, 1.7e308)))
 
 
+OPERATIONS = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "rmul": lambda x, y: y * x,
+    "div": lambda x, y: x / y,
+}
+
+
 def _mixed(make_x, make_y, op: str):
     def fn(lib, inp):
         x, y = make_x(lib), make_y(lib)
-        z = {"add": x + y, "sub": x - y, "mul": x * y, "rmul": y * x}[op]
+        z = OPERATIONS[op](x, y)
         out = {"z": z}
         if z.requires_grad:
             z.sum().backward()
@@ -78,6 +87,9 @@ OPERANDS = {
     "f32-bool": (_zero_d(1.5, "float32", True), lambda lib: True),
     "f64-big-int": (_zero_d(1.5, "float64", True), lambda lib: 2**62),
     "f32-huge-float": (_zero_d(2.0, "float32", True), lambda lib: 1e39),
+    "f32-tiny-float": (_zero_d(3e38, "float32", True), lambda lib: 1e-30),
+    "f32-zero": (_zero_d(1.5, "float32", True), lambda lib: 0.0),
+    "f64-zero-int": (_zero_d(-1.5, "float64", True), lambda lib: 0),
     "int-float": (_zero_d(3, "int64"), lambda lib: 1.5),
     "int-int-wraps": (_zero_d(2**62, "int64"), lambda lib: 4),
     "int-int0d-wraps": (_zero_d(2**62, "int64"), _zero_d(2**62, "int64")),
@@ -86,7 +98,7 @@ OPERANDS = {
     "int-f32": (_zero_d(3, "int64"), _zero_d(0.5, "float32", True)),
 }
 for _name, (_x, _y) in OPERANDS.items():
-    for _op in ("add", "sub", "mul", "rmul"):
+    for _op in OPERATIONS:
         register(f"operands/{_name}-{_op}", _mixed(_x, _y, _op))
 
 
