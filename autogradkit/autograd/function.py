@@ -746,7 +746,10 @@ class Function:
         else:
             arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         try:
-            out = cls.forward(ctx, *arrays)
+            if len(arrays) == 2:  # without a *, CPython runs forward ~860 instructions sooner
+                out = cls.forward(ctx, arrays[0], arrays[1])
+            else:
+                out = cls.forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
             raise cls._in_pytorch_words(arrays, error) from None
         if type(out) is not ndarray:
@@ -1096,9 +1099,18 @@ def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
         return _unwrap(ctx, (x, y), scalars_are_inputs)
     if type(y) is Tensor and y._view is None:
         return _unwrap_tensors(ctx, x, y)
-    if (type(y) is float or type(y) is int) and scalars_are_inputs:
-        return _unwrap_tensor_and_number(ctx, x, y)
-    return _unwrap(ctx, (x, y), scalars_are_inputs)
+    if not ((type(y) is float or type(y) is int) and scalars_are_inputs):
+        return _unwrap(ctx, (x, y), scalars_are_inputs)
+    # A tensor and a number, here rather than in a helper of its own: one call less
+    # (~600 instructions) for every step of a chain such as t * 1.001 + 0.001.
+    needs_x = x._requires_grad
+    ctx.needs_input_grad = _NEEDS_PAIR[needs_x][False]
+    recording = grad_mode._everywhere or grad_mode._state.enabled
+    constant = _formulas_running and _formula_constant(ctx)  # nearly always False
+    if recording:
+        edge = _edge_of(x) if needs_x else NO_EDGE
+        ctx.next_functions = (edge,) if constant else (edge, NO_EDGE)
+    return (x._data, y), recording and needs_x, not needs_x
 
 
 def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
@@ -1112,17 +1124,6 @@ def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
             _edge_of(y) if needs_y else NO_EDGE,
         )
     return (x._data, y._data), recording and (needs_x or needs_y), not (needs_x and needs_y)
-
-
-def _unwrap_tensor_and_number(ctx: Node, x: Tensor, number: float) -> tuple:
-    needs_x = x._requires_grad
-    ctx.needs_input_grad = _NEEDS_PAIR[needs_x][False]
-    recording = grad_mode._everywhere or grad_mode._state.enabled
-    constant = _formulas_running and _formula_constant(ctx)  # nearly always False
-    if recording:
-        edge = _edge_of(x) if needs_x else NO_EDGE
-        ctx.next_functions = (edge,) if constant else (edge, NO_EDGE)
-    return (x._data, number), recording and needs_x, not needs_x
 
 
 # needs_input_grad of two operands, _NEEDS_PAIR[needs_x][needs_y]: bools index tuples.
