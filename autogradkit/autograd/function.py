@@ -450,16 +450,21 @@ class Node:
             grads = self._function.backward(self, grad_output)
         if type(grads) is not tuple:
             grads = (grads,)
-        # backward gives one gradient per forward argument; the k-th argument that
-        # needs a gradient is the k-th edge that leads somewhere.
-        tracked = itertools.compress(grads, self.needs_input_grad)
-        sent: list = []
-        for node, input_nr in self.next_functions:
+        edges = self.next_functions
+        if len(grads) != len(edges):
+            return _fitted_by_needs(self, grads, create_graph)
+        # Every argument has an edge, so the k-th gradient is for the k-th edge (and
+        # an argument needs a gradient exactly when its edge leads somewhere). An
+        # index loop over a list of them: cheaper than zip or a new list appended
+        # to (backward of the 200-link chain -4%, callgrind).
+        sent = list(grads)
+        i = -1
+        for node, input_nr in edges:
+            i += 1
+            grad = sent[i]
             if node is None:
-                sent.append(None)
-                continue
-            grad = next(tracked)
-            if grad is not None:
+                sent[i] = None
+            elif grad is not None:
                 shape, dtype = node.input_metadata[input_nr]
                 # Most gradients already fit (a dtype is usually the very same object).
                 if (
@@ -467,9 +472,27 @@ class Node:
                     or grad.shape != shape
                     or grad.dtype is not dtype
                 ):
-                    grad = _fit_to_input(grad, shape, dtype, create_graph)
-            sent.append(grad)
+                    sent[i] = _fit_to_input(grad, shape, dtype, create_graph)
         return sent
+
+
+def _fitted_by_needs(node: Node, grads: tuple, create_graph: bool) -> list:
+    """:meth:`Node.apply` for a node with arguments that have no edge (``dim``,
+    ``reduction``): backward gives one gradient per forward argument, and the
+    k-th argument that needs a gradient is the k-th edge that leads somewhere."""
+    tracked = itertools.compress(grads, node.needs_input_grad)
+    sent: list = []
+    for child, input_nr in node.next_functions:
+        if child is None:
+            sent.append(None)
+            continue
+        grad = next(tracked)
+        if grad is not None:
+            shape, dtype = child.input_metadata[input_nr]
+            if not isinstance(grad, _NUMPY_VALUE) or grad.shape != shape or grad.dtype is not dtype:
+                grad = _fit_to_input(grad, shape, dtype, create_graph)
+        sent.append(grad)
+    return sent
 
 
 def _saved_by_name(node: Node, name: str) -> Any:
@@ -597,7 +620,10 @@ class AccumulateGrad(Node):
         since the sum is taken in place) when ``keep_previous``, else None.
         """
         variable = self.variable
-        if variable.grad_fn is not None:
+        # (variable.grad_fn, read only when it may be set: the property costs a call.)
+        if (variable._grad_fn is not None or variable._view is not None) and (
+            variable.grad_fn is not None
+        ):
             # It was a leaf when the graph was built, then an in-place op gave it history.
             raise RuntimeError("leaf variable has been moved into the graph interior")
         if not variable._requires_grad:
@@ -606,14 +632,14 @@ class AccumulateGrad(Node):
         # Read, add, write back: two threads running backward into one leaf must not
         # interleave here, or one's contribution is lost (PyTorch locks per leaf too).
         with _ACCUMULATE_LOCK:
-            return self._add_to_grad(grad, create_graph, owned, keep_previous)
+            if variable._grad is None:
+                variable._grad = _first_grad(grad, variable, create_graph, owned)
+                return None
+            return self._add_to_grad(grad, create_graph, keep_previous)
 
-    def _add_to_grad(self, grad, create_graph: bool, owned: bool, keep_previous: bool):
+    def _add_to_grad(self, grad, create_graph: bool, keep_previous: bool):
         variable = self.variable
         old = variable._grad
-        if old is None:
-            variable._grad = _first_grad(grad, variable, create_graph, owned)
-            return None
         if create_graph or old.grad_fn is not None or type(grad) is Tensor:
             new = old + (grad if type(grad) is Tensor else Tensor._make(np.asarray(grad)))
             variable._grad = new if create_graph else new.detach()
@@ -634,7 +660,12 @@ def _first_grad(grad, variable, create_graph: bool, owned: bool):
     """What ``.grad`` becomes on the first accumulation into ``variable``."""
     if type(grad) is Tensor:
         return grad if create_graph else Tensor._make(grad._data)
-    fitted = np.asarray(_fit_array(grad, variable._data))  # a 0-d gradient may be a scalar
+    data = variable._data
+    fitted = grad
+    if grad.shape != data.shape or grad.dtype is not data.dtype:
+        fitted = _fit_array(grad, data)
+    if type(fitted) is not np.ndarray:
+        fitted = np.asarray(fitted)  # a 0-d gradient may be a NumPy scalar
     # The gradient array may be shared (a pass-through of Add, or the user's own
     # `gradient=`), so store a private copy unless the engine knows it was made
     # for us alone.
