@@ -12,6 +12,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import quietly
+from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
@@ -264,7 +265,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     >>> torch.matmul(x, w)
     tensor([5., 5., 5.], grad_fn=<SqueezeBackward4>)
     """
-    _check_tensors(input, other, "matmul")
+    # The loop of _check_tensors only when a check fails (it costs 3k instructions,
+    # a twentieth of the tutorial's x @ w).
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        _check_tensors(input, other, "matmul")
     a, b = input._data.ndim, other._data.ndim
     if a == 0 or b == 0:
         raise RuntimeError(
@@ -281,7 +285,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {rows}x{columns})"
             )
         # PyTorch computes vector @ matrix as (1×n row) @ matrix, then squeezes.
-        tracked = input._requires_grad or tangent_of(input) is not None
+        tracked = input._requires_grad or (
+            forward_ad.state.level is not None and tangent_of(input) is not None
+        )  # (a tangent exists only inside a dual level; the lookup costs 2k)
         row = Unsqueeze.apply(input, 0) if tracked else Tensor._make(input._data[None])
         out = SqueezeInplace.apply(Mm.apply(row, other), (0,))
         # PyTorch squeezes with the in-place squeeze_, which bumps the version counter:
