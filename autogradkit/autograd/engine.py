@@ -246,10 +246,11 @@ class _GraphTask:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
+        capturing, observed = self.captures is not None, self.observed
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
-            if self.captures is not None and self._capture(node, grad_output):
+            if capturing and self._capture(node, grad_output):
                 continue
             if node._hooked:
                 grad_output = self._hooks_before(node, grad_output)
@@ -273,7 +274,7 @@ class _GraphTask:
                 if dependencies[child] == 0 and child in buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
                     heappush(ready, (-child._sequence_nr, next(self._tiebreak), child))
-            if self.observed:
+            if observed:
                 yield self._record(node, grad_output, grad_inputs)
 
     # -- the steps of the loop -----------------------------------------------------
@@ -309,8 +310,8 @@ class _GraphTask:
             grad_inputs = node.apply(grad_output, False)
         if node._hooked and node._post_hooks is not None:
             grad_inputs = _run_post_hooks(node, grad_inputs, grad_output)
-        if not self.retain_graph:
-            node._release()  # 4. Free the saved tensors.
+        if not self.retain_graph and (node._saved is not None or node._release_always):
+            node._release()  # 4. Free the saved tensors (a call spared when none).
         return grad_inputs
 
     def _send(self, node: Node, input_nr: int, grad, grad_output) -> None:

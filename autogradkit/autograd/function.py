@@ -247,6 +247,10 @@ class Node:
     # returning a tuple): the engine then keeps one gradient per output for it and
     # its backward receives them all, one argument each.
     _multi_output = False
+    # True for a node whose _release frees more than its saved tensors (CopySlices
+    # lets go of its fn): the engine calls _release on every other node only when
+    # it saved something.
+    _release_always = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
     # True for the nodes of an operation's Scalar overload (MulBackward1, recorded

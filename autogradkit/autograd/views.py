@@ -268,6 +268,7 @@ class CopySlices(Node):
     """
 
     _name = "CopySlices"
+    _release_always = True  # see _release
 
     def __init__(self, base: Tensor, steps: tuple, fn: Node) -> None:
         self._to_save = self._saved = self._saved_sources = None
