@@ -554,7 +554,17 @@ def _run_post_hooks(node: Node, sent: list, grad) -> list:
         result = hook(inputs, outputs)
         if result is not None:
             inputs = tuple(_checked_hook_values(hook, result, list(inputs), create_graph=True))
-    return [None if g is None else (g._data if not node._differentiable else g) for g in inputs]
+    return [None if g is None else _seen_by_hook(g, node) for g in inputs]
+
+
+def _seen_by_hook(grad: Tensor, node: Node):
+    """A gradient a post-hook saw or returned, as the engine sends it on. The hook
+    may have kept it, so it must never become a leaf's ``.grad`` that a later pass
+    adds into in place: it goes on as a view (``_send`` only hands on as ``.grad``,
+    without a copy, an array that is no view), so the leaf gets a copy."""
+    if node._differentiable:
+        return grad
+    return grad._data.view()
 
 
 def _checked_hook_value(hook, result, like, create_graph: bool):

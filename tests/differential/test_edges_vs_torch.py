@@ -414,6 +414,61 @@ def _hooks(lib, inp):
 register("hooks/checked-results", _hooks)
 
 
+def _kept_by_hooks(lib, inp):
+    """Gradients a hook keeps must not change when a later pass accumulates into
+    the leaf's .grad (a post-hook's grad_inputs, passed on or returned; a tensor
+    hook's returned gradient; a pre-hook's returned gradient)."""
+    results: dict[str, Any] = {}
+    post_hooks: dict[str, Any] = {
+        "passed-on": lambda gi, go: None,
+        "returned": lambda gi, go: (gi[0] * 1, None),
+    }
+    for name, make in post_hooks.items():
+        w = lib.ones(3, requires_grad=True)
+        kept: list = []
+        y = w * 2
+
+        def post(gi, go, make=make, kept=kept):
+            answer = make(gi, go)
+            kept.append(gi[0] if answer is None else answer[0])
+            return answer
+
+        y.grad_fn.register_hook(post)
+        y.sum().backward()
+        (w * 3).sum().backward()
+        results["post_" + name] = kept[0]
+        results["post_" + name + "_grad"] = w.grad
+    x = lib.ones(3, requires_grad=True)
+    seen: list = []
+
+    def tensor_hook(g):
+        seen.append(g * 1)
+        return seen[-1]
+
+    x.register_hook(tensor_hook)
+    (x * 2).sum().backward()
+    (x * 3).sum().backward()
+    results["tensor_returned"] = seen[0]
+    results["tensor_returned_grad"] = x.grad
+    v = lib.ones(3, requires_grad=True)
+    z = v * 2
+    held: list = []
+
+    def pre(go):
+        held.append(go[0] * 1)
+        return (held[-1],)
+
+    z.grad_fn.register_prehook(pre)
+    z.sum().backward()
+    (v * 5).sum().backward()
+    results["pre_returned"] = held[0]
+    results["pre_returned_grad"] = v.grad
+    return results
+
+
+register("hooks/kept-gradients-unchanged", _kept_by_hooks)
+
+
 def _requires_grad_flags(lib, inp):
     x = lib.ones(2, requires_grad=True)
     y = x * 2
