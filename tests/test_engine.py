@@ -36,6 +36,49 @@ def test_next_functions_holds_one_edge_per_input():
     assert repr(second) == "(None, 0)"
 
 
+def test_next_functions_is_a_new_tuple_on_every_read_and_cannot_be_assigned():
+    """As in PyTorch: each read builds the tuple anew (equal, not the same object),
+    and assigning or deleting it raises PyTorch's AttributeError."""
+    a = torch.tensor(2.0, requires_grad=True)
+    node = (a * 2 + a).grad_fn
+    first = node.next_functions
+    assert first == node.next_functions and first is not node.next_functions
+    leaf_node = first[1].node
+    for target, name in ((node, "AddBackward0"), (leaf_node, "AccumulateGrad")):
+        message = f"attribute 'next_functions' of '{name}' objects is not writable"
+        with pytest.raises(AttributeError, match=message):
+            target.next_functions = ()
+        with pytest.raises(AttributeError, match=message):
+            del target.next_functions
+    assert node.next_functions == first
+
+
+def test_a_recorded_operation_leaves_two_objects_for_the_garbage_collector():
+    """A node keeps its edges as a tuple of next nodes and a shared tuple of input
+    numbers, so a long chain leaves about two tracked objects per operation (its
+    node and that tuple), not also an Edge and a tuple of Edges per node: the
+    oldest generation's collections walk every one of them while the graph lives."""
+    import collections
+    import gc
+
+    t0 = torch.tensor(1.0, requires_grad=True)
+
+    def tracked() -> collections.Counter:
+        gc.collect()
+        return collections.Counter(type(o).__name__ for o in gc.get_objects())
+
+    before = tracked()
+    t = t0
+    for _ in range(500):
+        t = t * 1.001 + 0.001
+    left = tracked() - before
+    assert left["Edge"] == 0
+    # Two operations per link, and some slack for objects made on first use.
+    assert sum(left.values()) <= 2 * 2 * 500 + 200
+    t.backward()
+    assert t0.grad.item() == pytest.approx(1.001**500, rel=1e-4)  # float32 products
+
+
 def test_every_operation_on_a_leaf_gets_the_same_edge_into_its_accumulate_grad():
     """A leaf used by many operations (a weight) has one AccumulateGrad, and every
     node's edge to it leads there with input_nr 0."""

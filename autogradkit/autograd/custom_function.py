@@ -126,7 +126,7 @@ class _CustomNode(core.Node):
         _check_count(self, grads)
         tracked = itertools.compress(grads, self.needs_input_grad)
         sent: list[Any] = []
-        for node, input_nr in self.next_functions:
+        for node, input_nr in zip(self._next_nodes, self._input_nrs):
             if node is None:
                 sent.append(None)
                 continue
@@ -265,7 +265,7 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
     """Make ``ctx`` the ``grad_fn`` of the outputs (the k-th with ``output_nr`` k):
     edges to the tensor inputs, the saved tensors with their versions now, and
     each output's shape and dtype (None for an output that is not a tensor)."""
-    ctx.next_functions = tuple(core.gradient_edge(a) for a in args if isinstance(a, Tensor))
+    ctx._set_edges(core.gradient_edge(a) for a in args if isinstance(a, Tensor))
     ctx._inputs = args
     ctx._sequence_nr = next(core._sequence_numbers)
     ctx.input_metadata = tuple(

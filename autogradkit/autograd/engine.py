@@ -258,7 +258,7 @@ class _GraphTask:
             # 3. Send each input's gradient on (grad_inputs[i] along edge i: an index
             # costs less than zip); a node runs once every edge into it has delivered.
             i = -1
-            for child, input_nr in node.next_functions:
+            for child in node._next_nodes:
                 i += 1
                 if child is None:
                     continue
@@ -267,7 +267,7 @@ class _GraphTask:
                     # The first gradient for a node with one output is simply stored
                     # (written out: a call to _send costs more than the store itself).
                     if child in buffers or type(child) is AccumulateGrad or child._multi_output:
-                        self._send(child, input_nr, grad, grad_output)
+                        self._send(child, node._input_nrs[i], grad, grad_output)
                     else:
                         buffers[child] = grad
                 dependencies[child] -= 1
@@ -433,8 +433,7 @@ def _count_dependencies(roots: list[Edge]) -> tuple[list[Node], dict[Node, int]]
     root_nodes = list(dependencies)
     stack = root_nodes.copy()
     while stack:
-        for edge in stack.pop().next_functions:
-            child = edge[0]  # indexing an Edge is cheaper than its .node
+        for child in stack.pop()._next_nodes:
             if child is None:
                 continue
             if child in dependencies:
@@ -450,9 +449,9 @@ def _leading_to(targets, nodes) -> set[Node]:
     below them (a target is among them only if another target is below it)."""
     parents: dict[Node, list[Node]] = {}
     for node in nodes:
-        for edge in node.next_functions:
-            if edge.node is not None:
-                parents.setdefault(edge.node, []).append(node)
+        for child in node._next_nodes:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
     needed: set[Node] = set()
     stack = list(targets)
     while stack:

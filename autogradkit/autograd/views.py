@@ -211,7 +211,7 @@ def refresh(view: Tensor) -> None:
     ctx._to_save = None
     ctx.needs_input_grad = (True, False)
     ctx.steps = info.steps
-    ctx.next_functions = (gradient_edge(base),)
+    ctx._set_edges((gradient_edge(base),))
     _record(ctx, (base, info.steps), view._data, view, not base._requires_grad)
     _move_retained_grad(view, ctx)
     view._grad_fn = ctx
@@ -274,7 +274,7 @@ class CopySlices(Node):
         self._to_save = self._saved = self._saved_sources = None
         self.steps = steps
         self.fn: Node | None = fn
-        self.next_functions = (gradient_edge(base),) + fn.next_functions[1:]
+        self._set_edges((gradient_edge(base),) + fn.next_functions[1:])
         self._inputs = (base,) + fn._inputs[1:]
         self.needs_input_grad = (base._requires_grad,) + fn.needs_input_grad[1:]
         self.input_metadata = ((base._data.shape, base._data.dtype),)
@@ -294,7 +294,7 @@ class CopySlices(Node):
             grad_slice = grad_slice.copy()
         res = self.fn.apply(grad_slice, create_graph)
         grads: list = [None] + list(res[1:])
-        if self.next_functions[0].node is not None:
+        if self._next_nodes[0] is not None:
             region = res[0] if res[0] is not None else np.zeros(grad_slice.shape, grad_slice.dtype)
             grads[0] = _replace_region(grad_output, region, self.steps)
         return grads
