@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _operators
 from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import MODERATE, arithmetic
 from ..autograd.function import Elementwise, Function, Linear
@@ -799,3 +800,6 @@ UFUNCS.update(
         np.reciprocal: reciprocal,
     }
 )
+
+# Tensor's + - * call these classes' apply directly (see _operators).
+_operators.bind_arithmetic(Add, Sub, Mul)
