@@ -12,6 +12,7 @@ once, and restores it, for about a quarter of that (callgrind, NumPy 2.4).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from contextvars import ContextVar
 from math import hypot
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["silently", "quietly", "arithmetic"]
+__all__ = ["silently", "quietly", "arithmetic", "added_quietly"]
 
 
 # Two numbers below this in magnitude can be added, subtracted or multiplied
@@ -75,6 +76,20 @@ def silently(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     token = _STATE.set(_IGNORE)
     try:
         return function(*args, **kwargs)
+    finally:
+        _STATE.reset(token)
+
+
+def added_quietly(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x + y`` for two arrays, silently: :func:`silently` written out for the
+    commonest addition, two tensors of one dtype (``s + a @ m``), where the
+    ``*args`` call and the ``operator.add`` call inside cost a third of the sum
+    itself on the small arrays of teaching examples (callgrind)."""
+    if _STATE is None:  # pragma: no cover - a NumPy that keeps its state elsewhere
+        return silently(operator.add, x, y)
+    token = _STATE.set(_IGNORE)
+    try:
+        return x + y
     finally:
         _STATE.reset(token)
 

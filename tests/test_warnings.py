@@ -42,6 +42,11 @@ CASES = {
     "0d-inf-minus-inf": lambda lib: lib.tensor(float("inf")) - float("inf"),
     "0d-inf-plus-0d-minus-inf": lambda lib: lib.tensor(float("inf")) + lib.tensor(-float("inf")),
     "vector-inf-minus-inf": lambda lib: lib.tensor([float("inf")]) - lib.tensor([float("inf")]),
+    # Two tensors of one dtype take Add's own quiet path (added_quietly).
+    "vector-inf-plus-minus-inf": lambda lib: (
+        lib.tensor([float("inf")]) + lib.tensor([-float("inf")])
+    ),
+    "vector-overflow-plus": lambda lib: lib.tensor([3e38]) + lib.tensor([3e38]),
 }
 
 

@@ -12,10 +12,11 @@ from math import hypot
 from typing import Any
 
 import numpy as np
+from numpy import ndarray
 
 from .. import _operators
 from .._numpy_protocols import UFUNCS
-from .._quiet_numpy import MODERATE, arithmetic
+from .._quiet_numpy import MODERATE, added_quietly, arithmetic
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
 from ._promotion import promote, promote_for_arithmetic, promoted_arithmetic
@@ -74,6 +75,11 @@ class Add(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        if type(y) is ndarray and type(x) is ndarray and x.dtype is y.dtype and x.ndim and y.ndim:
+            # Two tensors of one dtype, neither 0-d (``s + a @ m``): nothing to
+            # promote, so what promoted_arithmetic would do, without its checks
+            # and calls (Add.apply of two 3×3 tensors: 27.2k -> 24.9k instructions).
+            return added_quietly(x, y)
         return promoted_arithmetic(operator.add, x, y)  # inf + -inf is nan without NumPy's warning
 
     @staticmethod
