@@ -1174,7 +1174,9 @@ def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
     recording = grad_mode._everywhere or grad_mode._state.enabled
     constant = _formulas_running and _formula_constant(ctx)  # nearly always False
     if recording:
-        node = _node_of(x) if needs_x else None
+        # _node_of(x), written out here and in _unwrap_tensors (one call less per
+        # tracked operand; callgrind chain -1.5%): a grad_fn is never false.
+        node = (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None
         ctx._next_nodes = next_nodes = (node,) if constant else (node, None)
         if x._output_nr == 0:
             ctx._input_nrs = _ZERO_NRS[len(next_nodes)]
@@ -1189,7 +1191,10 @@ def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
     ctx.needs_input_grad = _NEEDS_PAIR[needs_x][needs_y]  # a shared tuple: nothing to allocate
     recording = grad_mode._everywhere or grad_mode._state.enabled
     if recording:
-        ctx._next_nodes = (_node_of(x) if needs_x else None, _node_of(y) if needs_y else None)
+        ctx._next_nodes = (
+            (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None,
+            (y._grad_fn or y._accumulator or y._grad_accumulator()) if needs_y else None,
+        )
         if x._output_nr == 0 and y._output_nr == 0:
             ctx._input_nrs = _ZERO_NRS[2]
         else:
