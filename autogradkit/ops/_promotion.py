@@ -29,6 +29,9 @@ _RANK = {
 }
 _BY_RANK = {rank: dt for dt, rank in _RANK.items()}
 _FLOAT32 = np.dtype(np.float32)
+# A tensor's float dtypes: `dtype in _FLOAT_DTYPES` (identity first) costs ~300
+# instructions less than `dtype.kind == "f"`; any other dtype takes the general path.
+_FLOAT_DTYPES = (_FLOAT32, np.dtype(np.float64))
 
 
 def _promote(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
@@ -138,14 +141,14 @@ def promoted_arithmetic(operation: Callable[[Any, Any], Any], x, y):
     operation, 2.7% of that 200-link chain. Two 0-d tensors of one float dtype
     (``w * x`` in a scalar neuron) take the same way back (-1.7k of 40.6k)."""
     if type(x) is ndarray:
-        if (type(y) is float or type(y) is int) and x.dtype.kind == "f":
+        if (type(y) is float or type(y) is int) and x.dtype in _FLOAT_DTYPES:
             if x.ndim:
                 return silently(operation, x, y)
             x = x[()]
             if hypot(x, y) < MODERATE:  # finite and too small to overflow (see arithmetic)
                 return asarray(operation(x, y))
             return asarray(silently(operation, x, y))
-        if type(y) is ndarray and y.dtype is x.dtype and y.dtype.kind == "f":
+        if type(y) is ndarray and y.dtype is x.dtype and y.dtype in _FLOAT_DTYPES:
             if x.ndim and y.ndim:
                 return silently(operation, x, y)
             return asarray(arithmetic(operation, _as_scalar_if_0d(x), _as_scalar_if_0d(y)))
