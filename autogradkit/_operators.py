@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 _add_apply: Callable[[Any, Any], Tensor]
 _sub_apply: Callable[[Any, Any], Tensor]
 _mul_apply: Callable[[Any, Any], Tensor]
+# Mm.apply likewise, for ``a @ b`` of two matrices (ops.linalg hands it over).
+_mm_apply: Callable[[Any, Any], Tensor]
 
 
 def bind_arithmetic(add: Any, sub: Any, mul: Any) -> None:
@@ -38,6 +40,12 @@ def bind_arithmetic(add: Any, sub: Any, mul: Any) -> None:
     _add_apply = add.apply
     _sub_apply = sub.apply
     _mul_apply = mul.apply
+
+
+def bind_matmul(mm: Any) -> None:
+    """Called by :mod:`autogradkit.ops.linalg` with its Mm."""
+    global _mm_apply
+    _mm_apply = mm.apply
 
 
 class Operators(TensorBase):
@@ -98,7 +106,7 @@ class Operators(TensorBase):
 
     def __matmul__(self, other):
         if type(other) is type(self) and self._data.ndim == 2 and other._data.ndim == 2:
-            return ops.linalg.Mm.apply(self, other)
+            return _mm_apply(self, other)
         return ops.linalg.matmul(self, other)
 
     def __rmatmul__(self, other):

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+# ``ndarray``, not ``np.ndarray``: NumPy's module has a __getattr__, so CPython 3.11
+# cannot specialise ``np.<name>`` (about 370 instructions a read), and the type
+# checks below run for every matrix product and its backward.
+from numpy import ndarray
+
+from .. import _operators
 from .._dtype import c_type_name, scalar_type_name
 from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import quietly
@@ -34,7 +40,7 @@ def _mm(a, b):
     small matrices of teaching examples it is about twice as fast as ``@`` (same
     result); np.matmul for large ones (see _DOT_MAX_OUTPUT). On tensors (a
     create_graph pass), ``@``, which records the product."""
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+    if type(a) is not ndarray or type(b) is not ndarray:
         return a @ b
     if len(a) * b.shape[1] < _DOT_MAX_OUTPUT:
         return a.dot(b)
@@ -44,7 +50,7 @@ def _mm(a, b):
 def _t(m):
     """mᵀ for a matrix. On a tensor (a create_graph pass) ``t()``, which records
     TBackward0 as PyTorch's formula does (``.T`` would record PermuteBackward0)."""
-    return m.T if type(m) is np.ndarray else m.t()
+    return m.T if type(m) is ndarray else m.t()
 
 
 class Mm(Bilinear):
@@ -105,14 +111,14 @@ def _times_transposed(g, m):
     """g·mᵀ (G·Bᵀ, the gradient of A in A·B): _mm(g, _t(m)) in one call, since it
     runs once per product in every backward pass (measured: 2k instructions of the
     14k MmBackward0 took on 3×3 matrices)."""
-    if type(g) is np.ndarray and type(m) is np.ndarray:
+    if type(g) is ndarray and type(m) is ndarray:
         return g.dot(m.T) if len(g) * len(m) < _DOT_MAX_OUTPUT else np.matmul(g, m.T)
     return _mm(g, _t(m))
 
 
 def _transposed_times(m, g):
     """mᵀ·g (Aᵀ·G, the gradient of B in A·B): _mm(_t(m), g) in one call."""
-    if type(g) is np.ndarray and type(m) is np.ndarray:
+    if type(g) is ndarray and type(m) is ndarray:
         return m.T.dot(g) if m.shape[1] * g.shape[1] < _DOT_MAX_OUTPUT else np.matmul(m.T, g)
     return _mm(_t(m), g)
 
@@ -464,3 +470,5 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
 
 # np.matmul called on tensors (in backward formulas under create_graph) runs matmul.
 UFUNCS[np.matmul] = matmul
+# Tensor's @ of two matrices calls Mm.apply bound once (see _operators.bind_arithmetic).
+_operators.bind_matmul(Mm)
