@@ -488,8 +488,8 @@ class Node:
 
         A node with several outputs gets, and hands to ``backward``, a list: one
         gradient per output (None for an output no gradient reached)."""
-        if create_graph or self._differentiable:
-            self._differentiable = create_graph  # saved_tensors then hands out tensors
+        if create_graph or (_create_graph_seen and self._differentiable):
+            _set_differentiable(self, create_graph)
         if create_graph:
             grads = _run_formula(self, grad_output)
         else:
@@ -519,6 +519,20 @@ class Node:
                 ):
                     sent[i] = _fit_to_input(grad, shape, dtype, create_graph)
         return sent
+
+
+# True once a node ran with create_graph: until then no node's _differentiable needs
+# resetting, so Node.apply need not read it (an unspecialised class attribute read,
+# ~250 instructions a node; a global is read for ~30).
+_create_graph_seen = False
+
+
+def _set_differentiable(node: Node, create_graph: bool) -> None:
+    """Whether ``node``'s saved_tensors hands out tensors connected to the graph
+    (a create_graph pass) or arrays; set by Node.apply before it runs backward."""
+    global _create_graph_seen
+    _create_graph_seen = _create_graph_seen or create_graph  # before the node's own flag
+    node._differentiable = create_graph
 
 
 def _one_per_edge(node: Node, grads: tuple) -> list:
