@@ -307,3 +307,17 @@ def test_retain_grad_keeps_a_non_leaf_gradient():
     h.retain_grad()
     (h * h).backward()
     assert h.grad.item() == 12.0  # 2h
+
+
+def test_plain_pass_after_a_create_graph_pass_resets_saved_tensors():
+    # A create_graph pass makes a node's saved_tensors hand out tensors connected to
+    # the graph; a later plain pass over the retained graph resets that (Node.apply),
+    # so the node's backward formulas work on arrays again.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = x * x
+    s = z.sum()
+    torch.autograd.grad(s, x, create_graph=True, retain_graph=True)
+    assert all(isinstance(v, torch.Tensor) for v in z.grad_fn.saved_tensors)
+    (plain,) = torch.autograd.grad(s, x, retain_graph=True)
+    assert not any(isinstance(v, torch.Tensor) for v in z.grad_fn.saved_tensors)
+    assert plain.grad_fn is None and plain.tolist() == [2.0, 4.0]
