@@ -295,7 +295,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             forward_ad.state.level is not None and tangent_of(input) is not None
         )  # (a tangent exists only inside a dual level; the lookup costs 2k)
         row = Unsqueeze.apply(input, 0) if tracked else Tensor._make(input._data[None])
-        out = SqueezeInplace.apply(Mm.apply(row, other), (0,))
+        out = SqueezeInplace.apply(Mm.apply(row, other))
         # PyTorch squeezes with the in-place squeeze_, which bumps the version counter:
         # the result starts at version 1 (it shows in "is at version …" errors).
         out._version_counter[0] += 1
