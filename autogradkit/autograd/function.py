@@ -352,7 +352,10 @@ class Node:
         sources = self._saved_sources
         if sources is None:
             return self._saved
-        if type(sources) is _OnlyConstants and not self._differentiable:
+        # Tensors in a create_graph pass; never before one (see _set_differentiable),
+        # so until then the flag, a class attribute read (~250 instructions), is not.
+        differentiable = _create_graph_seen and self._differentiable
+        if type(sources) is _OnlyConstants and not differentiable:
             # Only numbers (or None) were saved (t * 1.001): nothing to check or unpack.
             return self._saved
         if sources is _RELEASED:
@@ -363,7 +366,7 @@ class Node:
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
                 self._raise_modified(counter, version)
-        if not self._differentiable:
+        if not differentiable:
             return self._saved
         return tuple(self._saved_as_tensor(i) for i in range(len(self._saved)))
 
