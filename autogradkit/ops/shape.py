@@ -219,8 +219,10 @@ class SqueezeInplace(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
+        if isinstance(grad_output, Tensor):  # create_graph: PyTorch's UnsqueezeBackward0
+            return grad_output.unsqueeze(0)
         # reshape, not [None]: the same (1, m) strides as before for the product's
-        # backward (a create_graph pass records it as ViewBackward0).
+        # backward.
         return grad_output.reshape(1, len(grad_output))
 
 

@@ -774,6 +774,10 @@ FIRST_DERIVATIVES = {
     "acos": lambda lib, x: x.acos(),
     "logsumexp": lambda lib, x: x.logsumexp(0),  # UnsqueezeBackward0
     "outer_matmul": lambda lib, x: x.reshape(3, 1) @ x.reshape(1, 3),  # TBackward0
+    # vector @ matrix squeezes the product (SqueezeBackward4); squaring it makes the
+    # gradient reaching that node depend on x, so g's graph shows the node that puts
+    # the dimension back: UnsqueezeBackward0.
+    "vector_matmul": lambda lib, x: (x @ lib.ones(3, 2)) ** 2,
     "softmax": lambda lib, x: x.softmax(0),  # SoftmaxBackwardDataBackward0
     "log_softmax": lambda lib, x: x.log_softmax(0),  # LogSoftmaxBackwardDataBackward0
     "norm": lambda lib, x: x.norm(),  # (x / norm).masked_fill_(norm == 0, 0)
