@@ -1064,7 +1064,7 @@ class _FormulaState(threading.local):
 _formula = _FormulaState()
 # How many backward formulas run under create_graph now, in all threads: while none
 # does, recording an operation need not read the thread-local flag (a module global
-# is read several times faster; see _unwrap_tensor_and_number).
+# is read several times faster; see _unwrap_pair and _scalar_input).
 _formulas_running = 0
 _formulas_lock = threading.Lock()
 
