@@ -18,6 +18,20 @@ Growth workloads (how the cost scales; a second table):
             (one link records a Mul and an Add); the cost per link should stay flat
   mm-N      (a @ b).sum().backward() for two (N, N) float32 leaves, N = 8 ... 1024
 
+The chains are timed with each library in a fresh process of its own that
+imports only that library (besides this script's NumPy and standard library),
+so one library's heap does not tax the other's garbage collector. A chain's
+graph is alive until backward() and the gen-2 (full) collections that its
+surviving objects trigger walk every object the process tracks: with torch
+imported (~167k tracked objects, against ~24k for autogradkit and NumPy)
+those collections take several times longer, while torch's graph lives in C++ and leaves nothing for the collector, so in one
+shared process one column paid for the other's heap (at 20,000 links
+autogradkit 1.46-1.57x its 200-link cost per link there, 1.32-1.44x in its own
+process). The mm-N products stay in this process: their graph is two nodes
+freed at each iteration, which triggers no collection at all (none in 2,000
+iterations of mm-8 or mm-64 with torch imported), and a process of their own
+would have to warm its BLAS and build its large leaves again.
+
 The autogradkit and torch columns run literally the same code: the workload
 functions take the library as an argument (`lib = autogradkit` or
 `lib = torch`) and use only PyTorch API names. The numpy column is the same
@@ -590,19 +604,29 @@ def _calibrate(step: Callable[[], Any], warmup_s: float, block_s: float) -> int:
     return max(1, round(block_s / per_iter))
 
 
-def time_cases(cases: dict[str, Case], s: Settings, repeats: int) -> dict[str, tuple]:
-    """(wall µs, CPU µs) per iteration and library, medians of `repeats` blocks;
-    blocks are interleaved across libraries so drift in machine speed hits every
-    column alike."""
-    counts = {name: _calibrate(c.step, s.warmup_s, s.block_s) for name, c in cases.items()}
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+# One timed block: n iterations -> (wall, CPU) seconds per iteration.
+Block = Callable[[int], tuple[float, float]]
+
+
+def time_blocks(blocks: dict[str, Block], counts: dict[str, int], repeats: int) -> dict[str, tuple]:
+    """(wall µs, CPU µs) per iteration and library, medians of `repeats` blocks of
+    counts[name] iterations; blocks are interleaved across libraries so drift in
+    machine speed hits every column alike."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in blocks}
     for _ in range(repeats):
-        for name, case in cases.items():
-            samples[name].append(_run_block(case.step, counts[name]))
+        for name, block in blocks.items():
+            samples[name].append(block(counts[name]))
     return {
         name: (statistics.median(w for w, _ in v) * 1e6, statistics.median(c for _, c in v) * 1e6)
         for name, v in samples.items()
     }
+
+
+def time_cases(cases: dict[str, Case], s: Settings, repeats: int) -> dict[str, tuple]:
+    """time_blocks for cases built in this process."""
+    counts = {name: _calibrate(c.step, s.warmup_s, s.block_s) for name, c in cases.items()}
+    blocks = {name: functools.partial(_run_block, c.step) for name, c in cases.items()}
+    return time_blocks(blocks, counts, repeats)
 
 
 def _children_cpu() -> float:
@@ -668,6 +692,111 @@ def warm_blas(libs: dict[str, Any], n: int = 512, times: int = 3) -> None:
             t = torch.ones(n, n, dtype=dtype)
             for _ in range(times):
                 t @ t
+
+
+# --------------------------------------------------------------------------
+# The growth chains: each library timed in a process of its own
+# --------------------------------------------------------------------------
+
+
+def apart(workload: str) -> bool:
+    """Whether a workload is timed in one fresh process per library (see the
+    module docstring): the chains, whose graphs leave objects for the collector."""
+    return workload.startswith("chain-")
+
+
+class Worker:
+    """A fresh `python bench_core.py --worker LIB` that imports only LIB (besides
+    this script's NumPy and standard library) and runs what the parent asks, one
+    JSON line per request and per answer on its stdin and stdout."""
+
+    def __init__(self, lib: str) -> None:
+        self.lib = lib
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker", lib],
+            cwd=REPO_ROOT,
+            env=_import_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, **request: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.lib} worker exited with code {self.proc.wait()}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def block(self, workload: str, n: int) -> tuple[float, float]:
+        answer = self.ask(op="block", workload=workload, n=n)
+        return answer["wall"], answer["cpu"]
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _work(
+    request: dict[str, Any], lib_name: str, libs: dict[str, Any], cases: dict[str, Case]
+) -> dict[str, Any]:
+    """One request in a worker: `prepare` builds, checks and calibrates a
+    workload (dropping the previous one), `block` times n iterations of it."""
+    wl = request["workload"]
+    if request["op"] == "prepare":
+        cases.clear()
+        lib_builder, np_builder = builders(wl)
+        case = np_builder() if lib_name == "numpy" else lib_builder(libs[lib_name])
+        try:
+            result = "ref" if case.inputs is None else check(wl, case)
+        except Exception as e:
+            result = f"n/a ({type(e).__name__})"
+        if result != "ok":  # the check ran one iteration already
+            case.step()  # must not raise before we time it
+        cases[wl] = case
+        return {
+            "check": result,
+            "n": _calibrate(case.step, request["warmup_s"], request["block_s"]),
+        }
+    wall, cpu = _run_block(cases[wl].step, request["n"])
+    return {"wall": wall, "cpu": cpu}
+
+
+def worker(lib_name: str) -> None:
+    """The loop of a Worker process: requests on stdin, answers on stdout;
+    anything the library or a workload prints goes to stderr."""
+    answers, sys.stdout = sys.stdout, sys.stderr
+    libs = load_libs([lib_name])
+    cases: dict[str, Case] = {}
+    for line in sys.stdin:
+        try:
+            answer = _work(json.loads(line), lib_name, libs, cases)
+        except Exception as e:
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        print(json.dumps(answer), file=answers, flush=True)
+
+
+def measure_apart(wl: str, workers: dict[str, Worker], s: Settings) -> dict[str, Any]:
+    """_measure's work for one workload, each library in its own Worker."""
+    counts: dict[str, int] = {}
+    checks: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for name, w in workers.items():
+        try:
+            got = w.ask(op="prepare", workload=wl, warmup_s=s.warmup_s, block_s=s.block_s)
+        except Exception as e:
+            errors[name] = f"{type(e).__name__}: {e}"
+            continue
+        checks[name], counts[name] = got["check"], got["n"]
+    blocks = {name: functools.partial(workers[name].block, wl) for name in counts}
+    timings = time_blocks(blocks, counts, s.growth_repeats) if blocks else {}
+    return {"timings": timings, "checks": checks, "errors": errors}
 
 
 # --------------------------------------------------------------------------
@@ -819,9 +948,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     warm_blas(libs)
 
     results = []
+    workers: dict[str, Worker] = {}  # started for the first workload timed apart
     for wl in workloads:
         t_start = time.perf_counter()
-        measured = _measure(wl, libs, s, args.verbose)
+        if apart(wl):
+            workers = workers or {name: Worker(name) for name in libs}
+            measured = measure_apart(wl, workers, s)
+        else:
+            measured = _measure(wl, libs, s, args.verbose)
         for name, err in measured["errors"].items():
             print(f"  {wl}/{name}: error: {err}")
         for name, c in measured["checks"].items():
@@ -849,6 +983,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "seconds": round(time.perf_counter() - t_start, 2),
             }
         )
+    for w in workers.values():
+        w.close()
     return {"meta": meta, "results": results}
 
 
@@ -911,7 +1047,10 @@ def print_table(report: dict[str, Any]) -> None:
         )
     if len(growth_rows) > 1:
         _print_rows(growth_rows, {0, 6})
-        print("\nGrowth: chain-N in µs per link (a Mul and an Add, forward and backward).")
+        print(
+            "\nGrowth: chain-N in µs per link (a Mul and an Add, forward and backward), "
+            "each library in a process of its own."
+        )
         print(growth_summary(report["results"], "cpu_us_per_iter"))
 
 
@@ -1134,10 +1273,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--callgrind-child", metavar="LIB", help=argparse.SUPPRESS)
     p.add_argument("--manifest", help=argparse.SUPPRESS)
+    p.add_argument("--worker", metavar="LIB", help=argparse.SUPPRESS)
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of errors")
     args = p.parse_args(argv)
 
+    if args.worker:
+        worker(args.worker)
+        return 0
     if args.callgrind_child:
         callgrind_child(args.callgrind_child, parse_workloads(args.only), Path(args.manifest))
         return 0

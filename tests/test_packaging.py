@@ -262,3 +262,32 @@ def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
     by_name = {r["workload"]: r for r in report["results"]}
     assert by_name["chain"]["us_per_iter"]["numpy"] > 0
     assert by_name["tutorial"]["us_per_iter"]["numpy"] > 0
+
+
+def test_benchmark_times_growth_chains_in_a_process_per_library(tmp_path):
+    # chain-N runs in worker processes (one per library, see bench_core's docstring):
+    # each column must come back checked and timed through them.
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH),
+            "--quick",
+            "--libs",
+            "autogradkit,numpy",
+            "--only",
+            "chain-200",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (row,) = json.loads(out.read_text())["results"]
+    assert row["errors"] == {}
+    assert row["check"] == {"autogradkit": "ok", "numpy": "ref"}
+    assert row["cpu_us_per_iter"]["autogradkit"] > 0
+    assert row["cpu_us_per_iter"]["numpy"] > 0
