@@ -246,23 +246,26 @@ class _GraphTask:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
-        capturing, observed = self.captures is not None, self.observed
+        special, free = self.captures is not None or self.create_graph, not self.retain_graph
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
-            if capturing and self._capture(node, grad_output):
-                continue
-            if node._hooked:
-                grad_output = self._hooks_before(node, grad_output)
-            grad_inputs = self._call(node, grad_output)
-            # 3. Send each input's gradient on (grad_inputs[i] along edge i: an index
-            # costs less than zip); a node runs once every edge into it has delivered.
-            i = -1
-            for child in node._next_nodes:
+            if special or node._hooked or type(node) is AccumulateGrad:
+                # autograd.grad's captures, hooks, a leaf's .grad, create_graph: _call.
+                grad_output, grad_inputs = self._call(node, grad_output)
+            else:  # A plain node: the chain rule, then free what it saved.
+                grad_inputs = node.apply(grad_output, False)
+                if free and (node._saved is not None or node._release_always):
+                    node._release()  # 4. (A call spared when it saved nothing.)
+            # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
+            # index costs less than zip); a node runs once every edge into it has
+            # delivered. (A node _call skips, or a leaf's, sends nothing.)
+            next_nodes, i = node._next_nodes, -1
+            for grad in grad_inputs:
                 i += 1
+                child = next_nodes[i]
                 if child is None:
                     continue
-                grad = grad_inputs[i]
                 if grad is not None:
                     # The first gradient for a node with one output is simply stored
                     # (written out: a call to _send costs more than the store itself).
@@ -274,7 +277,7 @@ class _GraphTask:
                 if dependencies[child] == 0 and child in buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
                     heappush(ready, (-child._sequence_nr, next(self._tiebreak), child))
-            if observed:
+            if self.observed:
                 yield self._record(node, grad_output, grad_inputs)
 
     # -- the steps of the loop -----------------------------------------------------
@@ -297,12 +300,20 @@ class _GraphTask:
             self.captured[position] = grad[output_nr] if node._multi_output else grad
         return skip
 
-    def _call(self, node: Node, grad_output) -> list:
-        """Run ``node``: a leaf's ``AccumulateGrad`` adds the gradient to ``.grad``;
-        any other node applies the chain rule and returns one gradient per edge."""
+    def _call(self, node: Node, grad_output) -> tuple[Any, list]:
+        """Run ``node`` when more than its backward is to be done (the loop runs a
+        plain node itself: a call less per node, callgrind 500-product fan-out
+        backward 25.06M -> 24.35M, three 200-link chains 19.55M -> 18.68M). Returns
+        the gradient it received (after its hooks) and one gradient per edge to
+        send on (none for a leaf's ``AccumulateGrad``, which adds it to ``.grad``,
+        or for a node ``autograd.grad`` does not run)."""
+        if self.captures is not None and self._capture(node, grad_output):
+            return grad_output, []
+        if node._hooked:
+            grad_output = self._hooks_before(node, grad_output)
         if type(node) is AccumulateGrad:
             self._accumulate(node, grad_output)
-            return []
+            return grad_output, []
         if self.create_graph:
             with grad_mode.enable_grad():
                 grad_inputs = node.apply(grad_output, True)
@@ -312,7 +323,7 @@ class _GraphTask:
             grad_inputs = _run_post_hooks(node, grad_inputs, grad_output)
         if not self.retain_graph and (node._saved is not None or node._release_always):
             node._release()  # 4. Free the saved tensors (a call spared when none).
-        return grad_inputs
+        return grad_output, grad_inputs
 
     def _send(self, node: Node, input_nr: int, grad, grad_output) -> None:
         """Add ``grad`` into ``node``'s buffer for its output ``input_nr``
