@@ -136,7 +136,7 @@ def sum_to_shape(grad, shape: tuple[int, ...]):
     """
     extra = grad.ndim - len(shape)
     if extra:
-        grad = _sum_over(grad, tuple(range(extra)))
+        grad = _sum_over(grad, _LEADING_AXES[extra])
     if 1 in shape:  # only a dimension of size 1 can have been stretched
         stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
         if stretched:
@@ -148,9 +148,17 @@ def _sum_over(grad, axes: tuple[int, ...], keepdims: bool = False):
     """``grad.sum(axis=axes, keepdims=keepdims)``; on an array it calls np.add.reduce,
     which is what ndarray.sum calls through a Python-level wrapper (saving about 1k
     instructions of each bias gradient in an MLP's backward pass)."""
-    if type(grad) is np.ndarray:
-        return np.add.reduce(grad, axes, keepdims=True) if keepdims else np.add.reduce(grad, axes)
+    if type(grad) is ndarray:
+        return _add_reduce(grad, axes, keepdims=True) if keepdims else _add_reduce(grad, axes)
     return grad.sum(axis=axes, keepdims=keepdims)
+
+
+# The leading axes a gradient has beyond its input's, (), (0,), (0, 1), ... by how
+# many (NumPy arrays have at most 64), and np.add.reduce read once (np.<name> is
+# not specialised: see the imports): a bias's gradient in an MLP's backward pass,
+# sum_to_shape of a 64 × 128 gradient, 29.6k -> 27.5k instructions (callgrind).
+_LEADING_AXES = tuple(tuple(range(n)) for n in range(65))
+_add_reduce = np.add.reduce
 
 
 class Edge(NamedTuple):
@@ -715,7 +723,7 @@ def _first_grad(grad, variable, create_graph: bool, owned: bool):
     fitted = grad
     if grad.shape != data.shape or grad.dtype is not data.dtype:
         fitted = _fit_array(grad, data)
-    if type(fitted) is not np.ndarray:
+    if type(fitted) is not ndarray:
         fitted = np.asarray(fitted)  # a 0-d gradient may be a NumPy scalar
     # The gradient array may be shared (a pass-through of Add, or the user's own
     # `gradient=`), so store a private copy unless the engine knows it was made
