@@ -836,6 +836,8 @@ class Function:
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
         if len(args) == 2:  # (args[0], args[1], not *args: ~900 instructions less)
             arrays, record, untracked = _unwrap_pair(ctx, args[0], args[1], cls.scalars_are_inputs)
+        elif len(args) == 1:
+            arrays, record, untracked = _unwrap_one(ctx, args[0], cls.scalars_are_inputs)
         else:
             arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
         try:
@@ -1237,6 +1239,28 @@ def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
         else:
             ctx._input_nrs = _input_nrs_of(ctx, x, y)
     return (x._data, y._data), recording and (needs_x or needs_y), not (needs_x and needs_y)
+
+
+def _unwrap_one(ctx: Node, x: Any, scalars_are_inputs: bool) -> tuple:
+    """:func:`_unwrap` for a one-argument operation on a tensor that is not a view
+    (``relu(h)``, ``t.exp()``, matmul's squeeze of x @ w): the same results without
+    its loop and lists; anything else goes to :func:`_unwrap`."""
+    if type(x) is not Tensor or x._view is not None:
+        return _unwrap(ctx, (x,), scalars_are_inputs)
+    needs_x = x._requires_grad
+    ctx.needs_input_grad = _NEEDS_ONE[needs_x]  # a shared tuple: nothing to allocate
+    recording = grad_mode._everywhere or grad_mode._state.enabled
+    if recording:
+        if needs_x:  # the edge gradient_edge(x) gives, written out (see _unwrap_pair)
+            ctx._next_nodes = (x._grad_fn or x._accumulator or x._grad_accumulator(),)
+            ctx._input_nrs = (x._output_nr if x._grad_fn is not None else 0,)
+        else:
+            ctx._next_nodes, ctx._input_nrs = _NO_NODE, _ZERO_NRS[1]
+    return (x._data,), recording and needs_x, not needs_x
+
+
+_NEEDS_ONE = ((False,), (True,))
+_NO_NODE = (None,)
 
 
 # needs_input_grad of two operands, _NEEDS_PAIR[needs_x][needs_y]: bools index tuples.
