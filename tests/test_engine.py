@@ -116,6 +116,27 @@ def test_dependencies_count_the_edges_into_each_node():
     assert steps.pending[h.grad_fn] == 0
 
 
+def test_pending_lists_the_nodes_depth_first_from_the_root():
+    """The walk that counts dependencies goes depth first, the last input's branch
+    before the others, and ``pending`` lists each node when the walk first meets
+    it: ``b``'s branch is met before ``exp``'s input ``sin``."""
+    a = torch.tensor(0.5, requires_grad=True)
+    b = torch.tensor(0.25, requires_grad=True)
+    loss = (a.sin().exp() * b.cos()).sum()
+    steps = torch.autograd.backward_steps(loss)
+    assert [node.name() for node in steps.pending] == [
+        "SumBackward0",
+        "MulBackward0",
+        "ExpBackward0",
+        "CosBackward0",
+        "autogradkit::autograd::AccumulateGrad",
+        "SinBackward0",
+        "autogradkit::autograd::AccumulateGrad",
+    ]
+    cos_node = loss.grad_fn.next_functions[0].node.next_functions[1].node
+    assert list(steps.pending)[4] is cos_node.next_functions[0].node  # b's
+
+
 # -- 2. Run nodes when ready, last recorded first ---------------------------------------
 def test_a_node_runs_only_after_all_its_gradients_have_arrived():
     """``h`` feeds two branches; its node runs once, after both, with their sum."""
