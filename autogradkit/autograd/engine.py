@@ -273,8 +273,9 @@ class _GraphTask:
                         self._send(child, node._input_nrs[i], grad, grad_output)
                     else:
                         buffers[child] = grad
-                dependencies[child] -= 1
-                if dependencies[child] == 0 and child in buffers:
+                remaining = dependencies[child] - 1  # (then stored: no second look-up)
+                dependencies[child] = remaining
+                if remaining == 0 and child in buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
                     heappush(ready, (-child._sequence_nr, next(self._tiebreak), child))
             if self.observed:
