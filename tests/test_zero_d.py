@@ -58,7 +58,15 @@ def _array_result(operation, x, y, np_dtype) -> np.ndarray:
 
 
 def _same_bits(actual: np.ndarray, expected: np.ndarray) -> bool:
-    return actual.dtype == expected.dtype and actual.tobytes() == expected.tobytes()
+    """Same dtype and bits; any NaN matches any NaN. When both operands are NaN,
+    which one's payload (and sign) the result carries is the CPU's and the code
+    path's choice, not arithmetic: hypothesis found x = nan, c = a NaN with payload
+    1, where scalar and array multiplication propagate different operands."""
+    if actual.dtype != expected.dtype:
+        return False
+    if np.isnan(actual) and np.isnan(expected):
+        return True
+    return actual.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
