@@ -237,28 +237,24 @@ def test_readme_layout_names_files_that_exist():
 # ---------------------------------------------------------------- benchmark
 
 
-def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
+def _run_benchmark(tmp_path, libs: str, only: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """`bench_core.py --quick` on some libraries and workloads: the process and its
+    JSON report."""
     out = tmp_path / "bench.json"
     proc = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH),
-            "--quick",
-            "--libs",
-            "numpy",
-            "--only",
-            "chain,tutorial",
-            "--json",
-            str(out),
-        ],
+        [sys.executable, str(BENCH), "--quick", "--libs", libs, "--only", only, "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc, json.loads(out.read_text())
+
+
+def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
+    proc, report = _run_benchmark(tmp_path, "numpy", "chain,tutorial")
     assert "chain" in proc.stdout and "tutorial" in proc.stdout
-    report = json.loads(out.read_text())
     by_name = {r["workload"]: r for r in report["results"]}
     assert by_name["chain"]["us_per_iter"]["numpy"] > 0
     assert by_name["tutorial"]["us_per_iter"]["numpy"] > 0
@@ -267,26 +263,8 @@ def test_benchmark_script_runs_numpy_only_quickly(tmp_path):
 def test_benchmark_times_growth_chains_in_a_process_per_library(tmp_path):
     # chain-N runs in worker processes (one per library, see bench_core's docstring):
     # each column must come back checked and timed through them.
-    out = tmp_path / "bench.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH),
-            "--quick",
-            "--libs",
-            "autogradkit,numpy",
-            "--only",
-            "chain-200",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (row,) = json.loads(out.read_text())["results"]
+    _, report = _run_benchmark(tmp_path, "autogradkit,numpy", "chain-200")
+    (row,) = report["results"]
     assert row["errors"] == {}
     assert row["check"] == {"autogradkit": "ok", "numpy": "ref"}
     assert row["cpu_us_per_iter"]["autogradkit"] > 0
