@@ -439,16 +439,10 @@ def _count_dependencies(roots: list[Edge]) -> tuple[list[Node], dict[Node, int]]
     """The roots' nodes (each once), and for every node reachable from them how
     many edges lead into it."""
     dependencies: dict[Node, int] = {}
-    if len(roots) == 1:  # loss.backward(): the root's entry without a loop (-1k)
-        root = roots[0][0]
+    for root, _ in roots:
         assert root is not None  # every root requires grad
         dependencies[root] = 0
-        root_nodes = [root]
-    else:
-        for root, _ in roots:
-            assert root is not None
-            dependencies[root] = 0
-        root_nodes = list(dependencies)
+    root_nodes = list(dependencies)
     stack = root_nodes.copy()
     while stack:
         node: Node | None = stack.pop()
