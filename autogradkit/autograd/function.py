@@ -1197,25 +1197,36 @@ def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
     """:func:`_unwrap` for the commonest operands of a two-argument operation: a
     tensor with a tensor (``a * b``) or with a Python number (``t * 1.001``), neither
     a view. The same results without _unwrap's loop and lists (chain: -5% instructions),
-    anything else goes to :func:`_unwrap`."""
+    anything else goes to :func:`_unwrap`.
+
+    Both cases are written out here rather than in a helper each: a helper's call
+    costs ~600 instructions per operation (callgrind, tiny script: ``a @ m`` and
+    ``s + p`` of 3×3 tensors -700 each)."""
     if type(x) is not Tensor or x._view is not None:
         return _unwrap(ctx, (x, y), scalars_are_inputs)
+    needs_x = x._requires_grad
+    recording = grad_mode._everywhere or grad_mode._state.enabled
     if type(y) is Tensor and y._view is None:
-        return _unwrap_tensors(ctx, x, y)
+        needs_y = y._requires_grad
+        ctx.needs_input_grad = _NEEDS_PAIR[needs_x][needs_y]  # shared: nothing to allocate
+        if recording:
+            # The node gradient_edge(x) leads into: its grad_fn (never false), or a
+            # leaf's AccumulateGrad, made on first use (written out: see above).
+            ctx._next_nodes = (
+                (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None,
+                (y._grad_fn or y._accumulator or y._grad_accumulator()) if needs_y else None,
+            )
+            if x._output_nr == 0 and y._output_nr == 0:
+                ctx._input_nrs = _ZERO_NRS[2]
+            else:
+                ctx._input_nrs = _input_nrs_of(ctx, x, y)
+        return (x._data, y._data), recording and (needs_x or needs_y), not (needs_x and needs_y)
     if not ((type(y) is float or type(y) is int) and scalars_are_inputs):
         return _unwrap(ctx, (x, y), scalars_are_inputs)
-    # A tensor and a number, here rather than in a helper of its own: one call less
-    # (~600 instructions) for every step of a chain such as t * 1.001 + 0.001.
-    needs_x = x._requires_grad
     # (A condition, as a bool index into a tuple costs ~250 instructions more.)
     ctx.needs_input_grad = _NEEDS_PAIR[1][0] if needs_x else _NEEDS_PAIR[0][0]
-    recording = grad_mode._everywhere or grad_mode._state.enabled
     constant = _formulas_running and _formula_constant(ctx)  # nearly always False
     if recording:
-        # The node gradient_edge(x) leads into: its grad_fn (never false), or a
-        # leaf's AccumulateGrad, made on first use. Written out here, in
-        # _unwrap_tensors and _unwrap: a helper's call costs ~600 instructions per
-        # tracked operand (callgrind chain -0.8%, fanout -1%).
         node = (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None
         ctx._next_nodes = next_nodes = (node,) if constant else (node, None)
         if x._output_nr == 0:
@@ -1223,23 +1234,6 @@ def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
         else:
             ctx._input_nrs = _input_nrs_of(ctx, x)
     return (x._data, y), recording and needs_x, not needs_x
-
-
-def _unwrap_tensors(ctx: Node, x: Tensor, y: Tensor) -> tuple:
-    needs_x = x._requires_grad
-    needs_y = y._requires_grad
-    ctx.needs_input_grad = _NEEDS_PAIR[needs_x][needs_y]  # a shared tuple: nothing to allocate
-    recording = grad_mode._everywhere or grad_mode._state.enabled
-    if recording:
-        ctx._next_nodes = (
-            (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None,
-            (y._grad_fn or y._accumulator or y._grad_accumulator()) if needs_y else None,
-        )
-        if x._output_nr == 0 and y._output_nr == 0:
-            ctx._input_nrs = _ZERO_NRS[2]
-        else:
-            ctx._input_nrs = _input_nrs_of(ctx, x, y)
-    return (x._data, y._data), recording and (needs_x or needs_y), not (needs_x and needs_y)
 
 
 def _unwrap_one(ctx: Node, x: Any, scalars_are_inputs: bool) -> tuple:
