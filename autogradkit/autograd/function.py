@@ -750,6 +750,22 @@ def _node_class_dict(function: Any, name: str) -> dict:
     }
 
 
+def _set_recipe(function: Any) -> None:
+    """Keep what :meth:`Function.apply` reads of ``function`` on every call as one
+    tuple, ``function._recipe``: its node class, forward, scalars_are_inputs and
+    creates_view, as the class body set them (the node class keeps backward the
+    same way). CPython 3.11 does not specialise most reads of a class's attributes:
+    one read instead of four, ~250 instructions less per operation (callgrind, tiny
+    script: a @ m of 3×3 25.73k -> 25.51k, s + p 20.56k -> 20.29k, one link of
+    t * 1.001 + 0.001 41.47k -> 40.77k)."""
+    function._recipe = (
+        function._node_class,
+        function.forward,
+        function.scalars_are_inputs,
+        function.creates_view,
+    )
+
+
 class FunctionCtx:
     """Type name for the ``ctx`` argument of ``forward``/``backward``; at run time
     ``ctx`` is the backward :class:`Node` itself."""
@@ -782,6 +798,7 @@ class Function:
     creates_view: bool = False
     _node_class: type[Node]
     _scalar_node_class: type[Node]
+    _recipe: tuple[type[Node], Callable[..., Any], bool, bool]  # see _set_recipe
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -795,6 +812,7 @@ class Function:
                 (Node,),
                 {**_node_class_dict(cls, scalar_name), "_scalar_overload": True},
             )
+        _set_recipe(cls)
 
     @staticmethod
     def forward(ctx: Node, *args: Any) -> Any:  # pragma: no cover - abstract
@@ -830,21 +848,22 @@ class Function:
         The context ``ctx`` that ``forward`` fills in becomes the result's
         ``grad_fn`` when an input needs a gradient and grad mode is on.
         """
-        ctx = cls._node_class()  # a Node (no __init__): cheaper than _node_class.__new__
+        node_class, forward, scalars_are_inputs, creates_view = cls._recipe  # see _set_recipe
+        ctx = node_class()  # a Node (no __init__): cheaper than _node_class.__new__
         ctx._to_save = None
         # forward may look at needs_input_grad to save only what backward will use
         # (Mul keeps y only when x needs a gradient), as in PyTorch.
         if len(args) == 2:  # (args[0], args[1], not *args: ~900 instructions less)
-            arrays, record, untracked = _unwrap_pair(ctx, args[0], args[1], cls.scalars_are_inputs)
+            arrays, record, untracked = _unwrap_pair(ctx, args[0], args[1], scalars_are_inputs)
         elif len(args) == 1:
-            arrays, record, untracked = _unwrap_one(ctx, args[0], cls.scalars_are_inputs)
+            arrays, record, untracked = _unwrap_one(ctx, args[0], scalars_are_inputs)
         else:
-            arrays, record, untracked = _unwrap(ctx, args, cls.scalars_are_inputs)
+            arrays, record, untracked = _unwrap(ctx, args, scalars_are_inputs)
         try:
             if len(arrays) == 2:  # without a *, CPython runs forward ~860 instructions sooner
-                out = cls.forward(ctx, arrays[0], arrays[1])
+                out = forward(ctx, arrays[0], arrays[1])
             else:
-                out = cls.forward(ctx, *arrays)
+                out = forward(ctx, *arrays)
         except (ValueError, TypeError) as error:
             raise cls._in_pytorch_words(arrays, error) from None
         if type(out) is not ndarray:
@@ -852,7 +871,7 @@ class Function:
         result = _make_tensor(out, ctx if record else None)
         if record:
             _record(ctx, args, out, result, untracked)
-        if cls.creates_view:
+        if creates_view:
             _views.link_view(result, args[0], cls, ctx, args[1:])
         if _forward_ad.state.level is not None:  # forward mode: carry the tangent along
             _forward_ad.push_tangent(cls, args, arrays, ctx, result)
@@ -1010,6 +1029,7 @@ class MultiOutputFunction(Function):
         super().__init_subclass__(**kwargs)
         name = cls.node_name
         cls._node_class = type(name, (_MultiOutputNode,), _node_class_dict(cls, name))
+        _set_recipe(cls)
 
     @classmethod
     def jvp(cls, ctx: Node, tangent: Any, *arguments: Any) -> Any:
