@@ -259,10 +259,13 @@ class InplaceMethods(TensorBase):
         ``CopySlices`` for a view) when it must be, otherwise NumPy writing."""
         _check_writable(self._data)
         self._check_inplace(values)
-        if np.may_share_memory(self._data, values._data) and memory_overlap(
+        # index_put_ refuses any overlap it sees, and a tensor written into itself
+        # even when it is empty (NumPy sees no shared memory there; PyTorch sees the
+        # same tensor).
+        if (values is self or np.may_share_memory(self._data, values._data)) and memory_overlap(
             self._data, values._data
         ) in ("full", "partial"):
-            raise RuntimeError(OVERLAP_MESSAGE)  # index_put_ refuses any overlap it sees
+            raise RuntimeError(OVERLAP_MESSAGE)
         ops.shape.check_put_values(self._data, key, values._data)
 
         def out_of_place(before, values):

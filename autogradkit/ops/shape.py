@@ -9,6 +9,7 @@ gradient into zeros at the indexed places.
 from __future__ import annotations
 
 import builtins
+import re
 import warnings
 from typing import Any
 
@@ -492,7 +493,11 @@ def check_put_values(data: np.ndarray, key, values: np.ndarray) -> None:
     zeroed = tuple(
         np.zeros_like(p) if isinstance(p, np.ndarray) and p.dtype.kind != "b" else p for p in key
     )
-    target = data[zeroed].shape
+    try:
+        target = data[zeroed].shape
+    except IndexError:  # an indexed dimension of size 0 has no element 0
+        check_advanced(data, list(key))  # PyTorch's words for it, which it gives first
+        raise
     try:
         fits = np.broadcast_shapes(values.shape, target) == target
     except ValueError:
@@ -852,10 +857,39 @@ def check_advanced(data: np.ndarray, advanced: list) -> None:
     try:
         data[tuple(advanced)]
     except IndexError as error:
-        message = str(error).replace("axis", "dimension")
-        if message.endswith("with size 0"):
-            message = "index is out of bounds for dimension with size 0"  # PyTorch's wording
-        raise IndexError(message) from None
+        raise IndexError(_out_of_bounds_message(str(error), advanced)) from None
+
+
+def _out_of_bounds_message(numpy_message: str, advanced: list) -> str:
+    """PyTorch's words for NumPy's "index 9 is out of bounds for axis 2 with size
+    4": PyTorch counts the dimension among the index tensors only (``x[:, :, [9]]``
+    is "dimension 0"; a mask counts one per dimension it covers), and names neither
+    index nor dimension when the size is 0."""
+    match = re.fullmatch(
+        r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", numpy_message
+    )
+    if match is None:
+        return numpy_message.replace("axis", "dimension")
+    index, axis, size = match[1], int(match[2]), match[3]
+    if size == "0":
+        return "index is out of bounds for dimension with size 0"
+    return f"index {index} is out of bounds for dimension {_index_tensor_number(advanced, axis)} with size {size}"
+
+
+def _index_tensor_number(advanced: list, axis: int) -> int:
+    """Which of the index tensors (counting each dimension of a mask) indexes
+    ``axis`` of the array."""
+    tensors_before, axes_before = 0, 0
+    for part in advanced:
+        covered = part.ndim if isinstance(part, np.ndarray) and part.dtype.kind == "b" else 1
+        if not isinstance(part, np.ndarray):  # a slice: an axis, but not an index tensor
+            axes_before += 1
+            continue
+        if axis < axes_before + covered:
+            return tensors_before + axis - axes_before
+        tensors_before += covered
+        axes_before += covered
+    return axis
 
 
 def check_masks(data: np.ndarray, advanced) -> None:

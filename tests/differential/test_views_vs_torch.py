@@ -329,6 +329,45 @@ def _indexing_edges(lib, inp):
 register("indexing-edges", _indexing_edges)
 
 
+def _index_out_of_bounds(lib, inp):
+    """Index tensors out of bounds, found by the state machine: PyTorch counts the
+    dimension among the index tensors, names no index for a dimension of size 0,
+    and refuses an empty tensor written into itself."""
+    t = lib.zeros(2, 3, 4)
+    mask = lib.tensor([[True, False, True], [False, False, True]])
+    keys = {
+        "last-dim": (slice(None), slice(None), lib.tensor([9])),
+        "second-tensor": (lib.tensor([0]), slice(None), lib.tensor([-9])),
+        "after-select": (0, lib.tensor([7])),
+        "after-mask": (mask, lib.tensor([4])),
+        "after-none": (None, slice(None), lib.tensor([3])),
+        "list": (slice(None), [1, 5]),
+    }
+    out = {}
+    for name, key in keys.items():
+        out[name] = [
+            attempt(lambda key=key: t[key]),
+            attempt(lambda key=key: t.__setitem__(key, 1.0)),
+        ]
+    empty = lib.zeros(2, dtype=lib.float64)[1:][1:]
+    index = lib.tensor([0, -1])
+    out["empty"] = [
+        attempt(lambda: empty[index]),
+        attempt(lambda: empty.__setitem__(index, 0.5)),
+        attempt(lambda: empty.__setitem__(index, lib.tensor(0.5, dtype=lib.float64))),
+        attempt(lambda: empty.__setitem__(index, lib.ones(2, dtype=lib.float64))),
+        attempt(lambda: empty.index_put_((index,), lib.tensor(0.5, dtype=lib.float64))),
+        attempt(lambda: lib.index_put(empty, (index,), lib.tensor(0.5, dtype=lib.float64))),
+        attempt(lambda: empty.__setitem__(index, empty)),
+        attempt(lambda: empty.__setitem__(index, empty[...])),
+        attempt(lambda: empty.__setitem__(lib.tensor([], dtype=lib.int64), 0.5)),
+    ]
+    return out
+
+
+register("index-out-of-bounds", _index_out_of_bounds)
+
+
 # ----------------------------------------------------------------------------- index_put_
 
 
