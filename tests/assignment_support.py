@@ -70,10 +70,20 @@ def fill_in(student: Path, lesson: Path, out: Path, *, right: bool) -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m ARGS`` (a tool's command line) in this environment."""
+    return _python("-m", *args, cwd=cwd)
+
+
+def run_python(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -c CODE ARGS`` in this environment."""
+    return _python("-c", code, *args, cwd=cwd)
+
+
+def _python(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     # nbgrader runs the `alembic` command of its environment: put that first on PATH.
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     proc = subprocess.run(
-        [sys.executable, "-m", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, f"{' '.join(args)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc
