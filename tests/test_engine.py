@@ -102,6 +102,50 @@ def test_a_node_that_saved_only_constants_is_freed_like_any_other():
         y.backward()
 
 
+def _sources_by_the_rule(saved, args, out, result):
+    """What each saved value is, by the rule _describe_saved documents: the output
+    first, else the first tensor argument whose array it is, else a constant."""
+    sources = []
+    for value in saved:
+        if value is out:
+            sources.append(("output", None, result._version_counter))
+            continue
+        tensor = next((a for a in args if type(a) is torch.Tensor and a._data is value), None)
+        if value is not None and tensor is not None:
+            sources.append(("input", tensor, tensor._version_counter))
+        else:
+            sources.append(("constant", None, None))
+    return sources
+
+
+def test_saved_sources_of_two_operands_follow_the_rule():
+    """_describe_saved has a written-out path for two operands that saved their own
+    arrays (a @ m, x * y): every pairing of saved values and operands gets the
+    sources the general loop gives (the output first, then the first operand)."""
+    from autogradkit.autograd.function import _describe_saved
+
+    a = torch.ones(2, 2, requires_grad=True)
+    m = torch.ones(2, 2) * 3
+    b = a * 2
+    c = b.detach()  # another tensor holding b's very array
+    out = a._data @ m._data
+    result = torch.Tensor._make(out)
+    operands = [(a, m), (m, a), (a, a), (b, c), (c, b), (a, 2.0), (result, m), (m, result)]
+    for x, y in operands:
+        arrays = [None, getattr(x, "_data", x), getattr(y, "_data", y), out, 1.5]
+        for first in arrays:
+            for second in arrays:
+                if all(v is None or isinstance(v, float) for v in (first, second)):
+                    continue  # _record never asks about numbers and Nones alone
+                sources, inputs_saved = _describe_saved((first, second), (x, y), out, result)
+                got = [(kind, tensor, counter) for counter, _, kind, tensor in sources]
+                expected = _sources_by_the_rule((first, second), (x, y), out, result)
+                assert [(k, t) for k, t, _ in got] == [(k, t) for k, t, _ in expected]
+                assert all(g[2] is e[2] for g, e in zip(got, expected))
+                assert inputs_saved == any(k == "input" for k, _, _ in expected)
+                assert all(v == c[0] for c, v, _, _ in sources if c is not None)
+
+
 # -- 1. Count dependencies --------------------------------------------------------------
 def test_dependencies_count_the_edges_into_each_node():
     """Before any node runs, each node's count is the number of edges that lead

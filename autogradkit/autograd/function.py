@@ -1381,6 +1381,26 @@ def _describe_saved(saved: tuple, args: tuple, out: np.ndarray, result) -> tuple
     """For each saved value: (version counter, version at save time, kind, tensor),
     where kind says whether it is an input, the output, or a constant; and whether
     any of them is an input."""
+    if len(saved) == 2 and len(args) == 2 and type(args[0]) is Tensor and type(args[1]) is Tensor:
+        x, y = args
+        first, second = saved
+        # Two operands that saved their own arrays or None, in order (a @ m saves
+        # (None, m), x * y saves (x, y)): the sources the loop below would find,
+        # written out without its loops and lists (callgrind, tiny script: this
+        # function 4.5k -> 2.1k instructions for a @ m). Where a value could be
+        # something else too (the output; both operands' array) the loop decides.
+        if (
+            (first is None or first is x._data)
+            and (second is None or (second is y._data and second is not x._data))
+            and first is not second  # (not two Nones: that is no tensor saved)
+            and first is not out
+            and second is not out
+        ):
+            x_counter, y_counter = x._version_counter, y._version_counter
+            return (
+                _CONSTANT_SOURCE if first is None else (x_counter, x_counter[0], "input", x),
+                _CONSTANT_SOURCE if second is None else (y_counter, y_counter[0], "input", y),
+            ), True
     described = []
     inputs_saved = outputs_saved = False
     for value in saved:
