@@ -105,7 +105,7 @@ def test_a_node_that_saved_only_constants_is_freed_like_any_other():
 def _sources_by_the_rule(saved, args, out, result):
     """What each saved value is, by the rule _describe_saved documents: the output
     first, else the first tensor argument whose array it is, else a constant."""
-    sources = []
+    sources: list[tuple] = []
     for value in saved:
         if value is out:
             sources.append(("output", None, result._version_counter))
