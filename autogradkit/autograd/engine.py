@@ -23,7 +23,6 @@ operations does not hit Python's recursion limit.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from heapq import heappop, heappush
 from typing import Any
@@ -34,7 +33,7 @@ from .._dtype import scalar_type_name
 from .._quiet_numpy import silently
 from ..tensor import Tensor
 from . import grad_mode
-from .function import AccumulateGrad, Edge, Node, gradient_edge
+from .function import _RELEASED, AccumulateGrad, Edge, Node, gradient_edge
 from .function import _fit_array as fit_array
 
 __all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
@@ -227,9 +226,11 @@ class _GraphTask:
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
         self.ready: list = []
-        # Breaks ties between equal sequence numbers (the leaves' AccumulateGrad) in
-        # the order they became ready.
-        self._tiebreak = itertools.count()
+        # How many nodes went onto the heap: each entry's second field, which breaks
+        # ties between equal sequence numbers (the leaves' AccumulateGrad) in the
+        # order they became ready. The loop counts in a local int, not with
+        # next() of an itertools.count (a call per node).
+        self.pushed = 0
         self.steps_run = 0
         self.changes: list[Accumulation] = []
         for (root, output_nr), grad in zip(roots, root_grads):
@@ -240,13 +241,15 @@ class _GraphTask:
                 self.buffers[root] = grad  # the caller's gradient: not ours to keep
         for root in root_nodes:
             if self.dependencies[root] == 0:
-                heappush(self.ready, (-root._sequence_nr, next(self._tiebreak), root))
+                self.pushed += 1
+                heappush(self.ready, (-root._sequence_nr, self.pushed, root))
 
     def run(self) -> Iterator[BackwardStep]:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
         special, free = self.captures is not None or self.create_graph, not self.retain_graph
+        pushed = self.pushed
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
@@ -255,8 +258,8 @@ class _GraphTask:
                 grad_output, grad_inputs = self._call(node, grad_output)
             else:  # A plain node: the chain rule, then free what it saved.
                 grad_inputs = node.apply(grad_output, False)
-                if free and (node._saved is not None or node._release_always):
-                    node._release()  # 4. (A call spared when it saved nothing.)
+                if free and node._saved is not None:  # 4. Node._release, written out
+                    node._saved, node._saved_sources = None, _RELEASED
             # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
             # index costs less than zip); a node runs once every edge into it has
             # delivered. (A node _call skips, or a leaf's, sends nothing.)
@@ -277,7 +280,8 @@ class _GraphTask:
                 dependencies[child] = remaining
                 if remaining == 0 and child in buffers:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
-                    heappush(ready, (-child._sequence_nr, next(self._tiebreak), child))
+                    pushed += 1
+                    heappush(ready, (-child._sequence_nr, pushed, child))
             if self.observed:
                 yield self._record(node, grad_output, grad_inputs)
 

@@ -269,6 +269,10 @@ class CopySlices(Node):
 
     _name = "CopySlices"
     _release_always = True  # see _release
+    # No hook as such: the engine's loop frees a plain node's saved tensors itself
+    # (Node._release written out), so CopySlices, whose _release does more, goes
+    # through _GraphTask._call like a hooked node.
+    _hooked = True
 
     def __init__(self, base: Tensor, steps: tuple, fn: Node) -> None:
         self._to_save = self._saved = self._saved_sources = None
