@@ -47,6 +47,12 @@ CASES = {
         lib.tensor([float("inf")]) + lib.tensor([-float("inf")])
     ),
     "vector-overflow-plus": lambda lib: lib.tensor([3e38]) + lib.tensor([3e38]),
+    # Products and the logits' loss run in _quiet_numpy's context (numpy_quietly).
+    "mm-overflow": lambda lib: lib.tensor([[3e38, 1.0]]).T @ lib.tensor([[3e38, 1.0]]),
+    "mm-inf-times-0": lambda lib: lib.tensor([[float("inf"), 0.0]]) @ lib.tensor([[0.0], [1.0]]),
+    "bce-with-logits-at-inf": lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([float("inf"), -float("inf")]), lib.ones(2)
+    ),
 }
 
 
@@ -126,3 +132,35 @@ def test_quiet_addition_while_its_context_is_in_use():
         out = _quiet_numpy._QUIET_CONTEXT.run(_quiet_numpy.added_quietly, x, y)
         assert np.geterr()["invalid"] == "raise"
     assert np.isnan(out[0]) and out[1] == 3.0
+
+
+def test_quiet_context_entered_already_falls_back_to_silently():
+    """One thread at a time may be in numpy_quietly's context: a product begun
+    while it is entered (here by this thread) is computed silently all the same."""
+    import numpy as np
+
+    from autogradkit._quiet_numpy import run_quietly
+
+    a = ak.tensor([[float("inf"), 0.0]], requires_grad=True)
+    b = ak.tensor([[0.0], [1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        product = run_quietly(lambda: a @ b)
+    assert np.isnan(product.item()) and product.grad_fn.name() == "MmBackward0"
+
+
+def test_quiet_products_leave_numpy_error_state_as_it_was():
+    """The user's NumPy error state is theirs: unchanged by a product, and not
+    used by it (PyTorch neither warns nor raises)."""
+    import numpy as np
+
+    with np.errstate(all="raise"):
+        before = np.geterr()
+        y = ak.tensor([[3e38]]) @ ak.tensor([[10.0]])
+        loss = ak.nn.functional.binary_cross_entropy_with_logits(
+            ak.tensor([float("inf")]), ak.ones(1)
+        )
+        assert np.geterr() == before
+        with pytest.raises(FloatingPointError):
+            np.ones(1, np.float32) * np.float32(3e38) * np.float32(10)
+    assert y.item() == float("inf") and np.isnan(loss.item())

@@ -154,32 +154,7 @@ def _numpy_warning_of(name: str, case) -> str | None:
     return None
 
 
-# Still warn, on purpose: silencing NumPy costs a context-variable set and reset
-# (~5,000 instructions) per call, and these run on every step of the tutorial's
-# and the MLP's training loop (benchmarks/bench_core.py: +2.3% for the tutorial).
-ON_THE_HOT_PATH = {
-    "mm": "Mm (matrix products of 2-d operands, x @ W)",
-    "outer": "Mm",
-    "big-outer": "Mm",
-    "binary_cross_entropy_with_logits": "BinaryCrossEntropyWithLogits at ±inf logits",
-}
-
-
-def _grid_params() -> list:
-    return [
-        pytest.param(
-            name,
-            marks=[
-                pytest.mark.xfail(strict=True, reason=f"on the hot path: {ON_THE_HOT_PATH[name]}")
-            ]
-            if name in ON_THE_HOT_PATH
-            else [],
-        )
-        for name in sorted(OPS)
-    ]
-
-
-@pytest.mark.parametrize("name", _grid_params())
+@pytest.mark.parametrize("name", sorted(OPS))
 def test_no_numpy_warning_where_pytorch_is_silent(name):
     given = {case: _numpy_warning_of(name, case) for case in _cases(name)}
     assert {case: w for case, w in given.items() if w is not None} == {}

@@ -16,7 +16,7 @@ import numpy as np
 # ``np.<name>`` (~300 instructions a read), and these run in every loss of a step.
 from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
-from .._quiet_numpy import quietly
+from .._quiet_numpy import quietly, run_quietly, silently
 from ..autograd.function import Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.arithmetic import broadcast_error
@@ -145,21 +145,12 @@ class BinaryCrossEntropyWithLogits(_Loss):
         # (The usual call passes z and y alone: Function.apply's two-tensor path.)
         ctx.save_for_backward(z, y, weight, pos_weight)
         ctx.reduction, ctx.count = reduction, z.size
-        # −log σ(z) = log(1 + e⁻ᶻ) = max(−z, 0) + log1p(e^−|z|), which is what
-        # np.logaddexp(0, −z) computes, in one call instead of five: log1p keeps the
-        # loss of a confident right answer (z = 20, y = 1: 2.06e-9) where log(1 + ...)
-        # rounds it to 0. Computed in float64 and rounded once, it agrees with
-        # PyTorch's float32 kernel to the last bit more often than float32 does.
-        # (Its 0 a 0-d float64 array, as _one_as's ones are: ~1.3k instructions less.)
-        neg_log_sigmoid = logaddexp(_ZERO_64, -z.astype(float64)).astype(z.dtype)
-        if pos_weight is not None:
-            log_weight = (pos_weight - 1) * y + 1
-            loss = (1 - y) * z + log_weight * neg_log_sigmoid
-        else:
-            loss = (_one_as(y) - y) * z + neg_log_sigmoid
-        if weight is not None:
-            loss = loss * weight
-        return _reduce(loss, reduction)
+        # Silently, as PyTorch: at z = ±inf, 0 · inf is nan without a word.
+        # (numpy_quietly written out: its *args call cost 1.6k instructions more.)
+        try:
+            return run_quietly(_bce_with_logits, z, y, weight, pos_weight, reduction)
+        except RuntimeError:  # the quiet context is in use by another thread
+            return silently(_bce_with_logits, z, y, weight, pos_weight, reduction)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -181,6 +172,26 @@ class BinaryCrossEntropyWithLogits(_Loss):
         # One gradient per tensor input, which are its only edges (the weights and
         # the reduction are constants): the engine pairs them with the edges as they are.
         return grad_z, grad_y
+
+
+def _bce_with_logits(z, y, weight, pos_weight, reduction: str):
+    """BinaryCrossEntropyWithLogits's loss, on arrays (NumPy only: it runs in
+    :func:`~autogradkit._quiet_numpy.numpy_quietly`'s context)."""
+    # −log σ(z) = log(1 + e⁻ᶻ) = max(−z, 0) + log1p(e^−|z|), which is what
+    # np.logaddexp(0, −z) computes, in one call instead of five: log1p keeps the
+    # loss of a confident right answer (z = 20, y = 1: 2.06e-9) where log(1 + ...)
+    # rounds it to 0. Computed in float64 and rounded once, it agrees with
+    # PyTorch's float32 kernel to the last bit more often than float32 does.
+    # (Its 0 a 0-d float64 array, as _one_as's ones are: ~1.3k instructions less.)
+    neg_log_sigmoid = logaddexp(_ZERO_64, -z.astype(float64)).astype(z.dtype)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * y + 1
+        loss = (1 - y) * z + log_weight * neg_log_sigmoid
+    else:
+        loss = (_one_as(y) - y) * z + neg_log_sigmoid
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
 
 
 class BinaryCrossEntropy(_Loss):

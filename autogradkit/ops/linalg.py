@@ -17,7 +17,7 @@ from numpy import ndarray
 from .. import _operators
 from .._dtype import c_type_name, scalar_type_name
 from .._numpy_protocols import UFUNCS
-from .._quiet_numpy import quietly
+from .._quiet_numpy import binary_quietly, quietly
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
@@ -33,6 +33,9 @@ __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm"]
 # output (32 KiB of float32) the clearing costs as much as the dispatch (measured:
 # equal time at 64 KiB), so larger products use np.matmul.
 _DOT_MAX_OUTPUT = 8192
+
+
+_dot, _matmul = ndarray.dot, np.matmul
 
 
 def _mm(a, b):
@@ -71,7 +74,9 @@ class Mm(Bilinear):
         needs_a, needs_b = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
         # _mm's choice, written out: this runs for every product a learner records.
-        return a.dot(b) if len(a) * b.shape[1] < _DOT_MAX_OUTPUT else np.matmul(a, b)
+        # Silently, as PyTorch: inf · 0 is nan and overflow is inf without a word.
+        product = _dot if len(a) * b.shape[1] < _DOT_MAX_OUTPUT else _matmul
+        return binary_quietly(product, a, b)
 
     @classmethod
     def forward_error(cls, arrays, error):

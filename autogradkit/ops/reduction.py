@@ -14,7 +14,7 @@ import numpy as np
 from .. import return_types
 from .._dtype import int64 as _int64
 from .._dtype import scalar_type_name
-from .._quiet_numpy import silently
+from .._quiet_numpy import numpy_quietly, silently
 from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import broadcast_error
@@ -80,7 +80,7 @@ class Sum(Linear):
     @staticmethod
     def forward(ctx, x):
         ctx.shape = x.shape
-        return silently(np.ndarray.sum, x)  # inf + -inf is nan without NumPy's warning
+        return numpy_quietly(np.ndarray.sum, x)  # inf + -inf is nan without NumPy's warning
 
     @staticmethod
     def backward(ctx, grad_output):

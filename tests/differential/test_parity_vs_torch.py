@@ -271,16 +271,6 @@ EDGE_VALUES = [INF, -INF, NAN, 0.0, -0.0, -1.0, 3e38, -3e38, 1e-45, 1e-40, 1.0, 
 
 # Wrong gradients at edge values found by these programs, not fixed yet (and why).
 WRONG_AT_EDGES: dict[str, str] = {}
-# NumPy's warnings left on the hot path on purpose (see tests/test_warnings_grid.py).
-_HOT = "NumPy's warning kept: silencing it costs ~5,000 instructions per training step"
-for _pid in [
-    "quiet/binary_cross_entropy_with_logits-float32",
-    "quiet/binary_cross_entropy_with_logits-float64",
-    "quiet/mm-float32",
-    "quiet/outer-float32",
-    "quiet/outer-float64",
-]:
-    WRONG_AT_EDGES[_pid] = _HOT
 
 
 def _at_edges(name: str, dtype: str):
