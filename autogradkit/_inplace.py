@@ -43,7 +43,7 @@ class InplaceMethods(TensorBase):
         """PyTorch's refusals of an in-place operation that would be recorded."""
         if not grad_mode._state.enabled:
             return
-        other_requires = isinstance(other, TensorBase) and other._requires_grad
+        other_requires = isinstance(other, TensorBase) and other.requires_grad
         if self._view is not None and (self.requires_grad or other_requires):
             autograd.views.check_inplace(self)
         if self._requires_grad and self.grad_fn is None:
@@ -53,7 +53,9 @@ class InplaceMethods(TensorBase):
         """Will an in-place operation on this tensor (with ``other``) be recorded?"""
         if not grad_mode._state.enabled:
             return False
-        return self.requires_grad or (isinstance(other, TensorBase) and other._requires_grad)
+        # other.requires_grad, not other._requires_grad: a view made under no_grad of
+        # a tensor that requires grad requires grad too, and PyTorch records with it.
+        return self.requires_grad or (isinstance(other, TensorBase) and other.requires_grad)
 
     def _inplace(self, out_of_place: Callable, numpy_inplace: Callable, other=None) -> Self:
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,

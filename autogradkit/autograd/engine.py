@@ -204,7 +204,7 @@ class _GraphTask:
         root_grads: list,
         retain_graph: bool,
         create_graph: bool,
-        captures: dict[Node, list[tuple[int, int]]] | None = None,
+        captures: dict[Node | None, list[tuple[int, int]]] | None = None,
         observed: bool = False,
     ) -> None:
         self.retain_graph = retain_graph
@@ -759,17 +759,19 @@ def _given_grads(grad_tensors) -> tuple:
     return tuple(grad_tensors)
 
 
-def _captures(inputs: Sequence) -> dict[Node, list[tuple[int, int]]]:
+def _captures(inputs: Sequence) -> dict[Node | None, list[tuple[int, int]]]:
     """For ``autograd.grad``: the node of each input, and where its gradient goes
     in the result (with which output of the node the input is)."""
-    captures: dict[Node, list[tuple[int, int]]] = {}
+    captures: dict[Node | None, list[tuple[int, int]]] = {}
     for position, tensor in enumerate(inputs):
         if not isinstance(tensor, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(tensor).__name__}")
-        if not tensor._requires_grad:
+        if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+        # A view made under no_grad of a tensor that requires grad requires grad too,
+        # but has no edge (node None): no gradient reaches it, as in PyTorch. Its
+        # place is kept under None, which no node of the graph is.
         node, output_nr = gradient_edge(tensor)
-        assert node is not None  # it requires grad
         captures.setdefault(node, []).append((position, output_nr))
     return captures
 

@@ -306,7 +306,7 @@ def _check_loss_args(name: str, input, target, reduction: str) -> None:
 def _check_constant(name: str, **arguments) -> None:
     """Weights are constants: PyTorch refuses to differentiate with respect to them."""
     for argument, value in arguments.items():
-        if isinstance(value, Tensor) and value._requires_grad and is_grad_enabled():
+        if isinstance(value, Tensor) and value.requires_grad and is_grad_enabled():
             raise RuntimeError(
                 f"The function '{name}' is not differentiable with respect to argument "
                 f"'{argument}'. This input cannot have requires_grad True."

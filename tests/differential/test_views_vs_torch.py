@@ -329,6 +329,50 @@ def _indexing_edges(lib, inp):
 register("indexing-edges", _indexing_edges)
 
 
+def _no_grad_view_as_operand(lib, inp):
+    """A view made under no_grad of a leaf that requires grad requires grad too,
+    with no grad_fn and no edge (found by the state machine): an in-place
+    operation with it is recorded (with no edge to it), autograd.grad finds it
+    unused, and a loss refuses it as a weight."""
+
+    def view_of_leaf():
+        a = lib.tensor([2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        with lib.no_grad():
+            v = a[...]
+        return a, v
+
+    out = {}
+    for op in ("add_", "sub_", "mul_", "div_", "copy_"):
+        a, v = view_of_leaf()
+        d = lib.tensor([3.0, 4.0], dtype=lib.float64)
+        getattr(d, op)(v)
+        (d * d).sum().backward()
+        out[op] = {"d": d, "a": a.grad, "v": v.grad}
+    a, v = view_of_leaf()
+    out["view"] = [v.requires_grad, v.is_leaf, v.grad_fn is None]
+    out["grad"] = attempt(lambda: lib.autograd.grad((v * 2).sum(), v))
+    out["grad-unused"] = attempt(
+        lambda: lib.autograd.grad((v * a).sum(), [a, v], allow_unused=True)
+    )
+    out["grad-materialized"] = attempt(
+        lambda: lib.autograd.grad((v * 2).sum(), [v], materialize_grads=True)
+    )
+    with lib.no_grad():
+        d = lib.zeros(2, dtype=lib.float64)[...]
+    out["into-no-grad-view"] = attempt(lambda: d.add_(v))
+    out["as-weight"] = attempt(
+        lambda: lib.nn.functional.binary_cross_entropy(
+            lib.tensor([0.5, 0.25], dtype=lib.float64),
+            lib.tensor([1.0, 0.0], dtype=lib.float64),
+            weight=v,
+        )
+    )
+    return out
+
+
+register("no-grad-view-as-operand", _no_grad_view_as_operand)
+
+
 def _index_out_of_bounds(lib, inp):
     """Index tensors out of bounds, found by the state machine: PyTorch counts the
     dimension among the index tensors, names no index for a dimension of size 0,
