@@ -247,6 +247,9 @@ class MaxDim(Linear):
     def forward(ctx, x, indices, dim, keepdim):
         # indices: where the chosen elements are along dim (argmax, dim kept); an
         # array, not a tensor, so it is no input of the node (as in PyTorch).
+        # PyTorch's MaxBackward0 saves the indices, so a second backward pass
+        # through a freed graph fails here as it does there.
+        ctx.save_for_backward(indices)
         if x.ndim == 0:  # a 0-d tensor is its own maximum
             ctx.indices = None
             return x.copy()
@@ -256,6 +259,7 @@ class MaxDim(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
         if ctx.indices is None:
             return grad_output, None, None, None
         if not ctx.keepdim:

@@ -400,6 +400,10 @@ class IndexPutValues(Linear):
 
     @staticmethod
     def forward(ctx, x, values, key, accumulate):
+        # PyTorch's IndexPutBackward0 saves the index tensors (as IndexBackward0
+        # does), so a second backward pass through a freed graph fails here too.
+        parts = key if isinstance(key, tuple) else (key,)
+        ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
         ctx.key, ctx.accumulate = key, accumulate
         out = x.copy()
         put_values(out, key, values, accumulate)
@@ -407,6 +411,7 @@ class IndexPutValues(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
         grad_values = grad_output[ctx.key]
         if ctx.accumulate:
             return grad_output, grad_values, None, None

@@ -98,6 +98,37 @@ def _(lib, inp):
     return {"second": attempt(lambda: y.backward()), "x": x}
 
 
+@program("second-backward-through-saved-indices", {"x": Inp((2, 3), F64)})
+def _(lib, inp):
+    # IndexPutBackward0 and MaxBackward0 save index tensors (found by the state
+    # machine: x[index] = v with only v requiring grad let a second pass through).
+    def twice(make):
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = make(x)
+        y.sum().backward()
+        return {"second": attempt(lambda: y.sum().backward()), "x": x}
+
+    def setitem(x):
+        z = lib.zeros(2, 3, dtype=lib.float64)
+        z[lib.tensor([0, 1])] = x[0, 0]
+        return z
+
+    return {
+        "setitem-values": twice(setitem),
+        "index_put-values": twice(
+            lambda x: lib.zeros(2, 3, dtype=lib.float64).index_put((lib.tensor([1]),), x[1])
+        ),
+        "index_put-accumulate": twice(
+            lambda x: lib.zeros(2, 3, dtype=lib.float64).index_put(
+                (lib.tensor([1, 1]),), x[0], accumulate=True
+            )
+        ),
+        "max-dim": twice(lambda x: x.max(1)[0]),
+        "min-dim-keepdim": twice(lambda x: x.min(0, keepdim=True)[0]),
+        "max-dim-0d": twice(lambda x: x[0, 0].max(0)[0]),
+    }
+
+
 @program("grad-twice-without-retain", {"x": Inp((3,), F64)})
 def _(lib, inp):
     x = lib.tensor(inp["x"], requires_grad=True)
