@@ -10,6 +10,7 @@ graphs and gradients in both libraries; a wrong gradient shows as a difference.
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 import harness as H
 import pytest
@@ -341,7 +342,7 @@ def _no_grad_view_as_operand(lib, inp):
             v = a[...]
         return a, v
 
-    out = {}
+    out: dict[str, Any] = {}
     for op in ("add_", "sub_", "mul_", "div_", "copy_"):
         a, v = view_of_leaf()
         d = lib.tensor([3.0, 4.0], dtype=lib.float64)
