@@ -440,10 +440,23 @@ def memory_overlap(a: np.ndarray, b: np.ndarray) -> str:
     a_begin, b_begin = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
     a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
     if a_begin == b_begin and a_end == b_end:
-        return "full" if a.strides == b.strides else "partial"
+        return "full" if _torch_strides(a) == _torch_strides(b) else "partial"
     if a_begin < b_end and b_begin < a_end:
         return "partial"
     return "no"
+
+
+def _torch_strides(a: np.ndarray) -> tuple:
+    """``a``'s strides as PyTorch's views and ``expand`` set them: a dimension of
+    size 1 strides over the dimensions after it (the next size times the next
+    stride), where NumPy's ``broadcast_to`` gives a new leading dimension stride 0.
+    So ``d[...] = a`` with ``d = a.unsqueeze(0).detach()`` copies ``a`` expanded onto
+    the very same elements, which PyTorch allows."""
+    strides = list(a.strides)
+    for i in reversed(range(a.ndim)):
+        if a.shape[i] == 1:
+            strides[i] = a.shape[i + 1] * strides[i + 1] if i + 1 < a.ndim else a.itemsize
+    return tuple(strides)
 
 
 def _dense(a: np.ndarray) -> bool:

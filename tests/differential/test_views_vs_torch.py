@@ -330,6 +330,33 @@ def _indexing_edges(lib, inp):
 register("indexing-edges", _indexing_edges)
 
 
+def _assign_onto_itself(lib, inp):
+    """``x[...] = v`` where ``v`` is the very memory of ``x`` in another shape: the
+    assignment expands ``v`` first (a new leading dimension of size 1 strides like
+    a view's), so the same elements are written, which PyTorch allows; ``copy_`` and
+    the in-place arithmetic compare the shapes as given and refuse (found by the
+    state machine)."""
+    a = lib.zeros(2, dtype=lib.float64, requires_grad=True)
+    d = a.unsqueeze(0).detach()
+    out = {
+        str(key): attempt(lambda key=key: d.__setitem__(key, a))
+        for key in (Ellipsis, slice(None), (slice(None), slice(None)))
+    }
+    out["copy_"] = attempt(lambda: d.copy_(a))
+    x = lib.arange(6.0).reshape(2, 3)
+    out["row"] = attempt(lambda: x[0:1].__setitem__(Ellipsis, x[0]))
+    out["row-copy_"] = attempt(lambda: x[0:1].copy_(x[0]))
+    out["transposed-row"] = attempt(lambda: x.t()[0:1].__setitem__(Ellipsis, x.t()[0]))
+    out["flat"] = attempt(lambda: x.view(1, 1, 6).__setitem__(Ellipsis, x.view(6)))
+    out["unsqueezed-add_"] = attempt(lambda: x[0].unsqueeze(0).add_(x[0]))
+    out["x"] = x
+    out["d"] = d
+    return out
+
+
+register("assign-onto-itself", _assign_onto_itself)
+
+
 def _no_grad_view_as_operand(lib, inp):
     """A view made under no_grad of a leaf that requires grad requires grad too,
     with no grad_fn and no edge (found by the state machine): an in-place
