@@ -400,10 +400,7 @@ class IndexPutValues(Linear):
 
     @staticmethod
     def forward(ctx, x, values, key, accumulate):
-        # PyTorch's IndexPutBackward0 saves the index tensors (as IndexBackward0
-        # does), so a second backward pass through a freed graph fails here too.
-        parts = key if isinstance(key, tuple) else (key,)
-        ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
+        _save_index_arrays(ctx, key)
         ctx.key, ctx.accumulate = key, accumulate
         out = x.copy()
         put_values(out, key, values, accumulate)
@@ -416,6 +413,14 @@ class IndexPutValues(Linear):
         if ctx.accumulate:
             return grad_output, grad_values, None, None
         return _zeros_at(grad_output, ctx.key), grad_values, None, None
+
+
+def _save_index_arrays(ctx, key) -> None:
+    """Save the index arrays of an advanced ``key``, as PyTorch's IndexBackward0 and
+    IndexPutBackward0 save their index tensors: a second backward pass through a
+    freed graph then fails there (its ``ctx.saved_tensors``) as it does in PyTorch."""
+    parts = key if isinstance(key, tuple) else (key,)
+    ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
 
 
 def put_values(data: np.ndarray, key, values, accumulate: bool) -> None:
@@ -580,10 +585,7 @@ class Index(Select):
 
     @staticmethod
     def forward(ctx, x, key):
-        # PyTorch's IndexBackward0 saves the index tensors, so a second backward
-        # pass through a freed graph fails here as it does there.
-        parts = key if isinstance(key, tuple) else (key,)
-        ctx.save_for_backward(*[p for p in parts if isinstance(p, np.ndarray)])
+        _save_index_arrays(ctx, key)
         ctx.key, ctx.shape = key, x.shape
         return x[key]
 
@@ -886,10 +888,10 @@ def _index_tensor_number(advanced: list, axis: int) -> int:
     ``axis`` of the array."""
     tensors_before, axes_before = 0, 0
     for part in advanced:
-        covered = part.ndim if isinstance(part, np.ndarray) and part.dtype.kind == "b" else 1
         if not isinstance(part, np.ndarray):  # a slice: an axis, but not an index tensor
             axes_before += 1
             continue
+        covered = part.ndim if part.dtype.kind == "b" else 1
         if axis < axes_before + covered:
             return tensors_before + axis - axes_before
         tensors_before += covered
