@@ -1051,8 +1051,8 @@ class MultiOutputFunction(Function):
             for output_nr, result in enumerate(results):
                 result._output_nr = output_nr
         if cls.creates_view:
-            for result in results:
-                _views.link_view(result, args[0], cls, ctx, args[1:], multi_output=True)
+            for piece, result in enumerate(results):
+                _views.link_view(result, args[0], cls, ctx, args[1:], piece)
         if _forward_ad.state.level is not None:
             _push_piece_tangents(cls, args, results)
         return results

@@ -85,13 +85,18 @@ class ViewStep(NamedTuple):
     ctx: Any
     args: tuple
     input_shape: tuple
+    # Which of the outputs of a function with several (split, chunk, unbind) the view
+    # is; None for a function with one output.
+    piece: int | None = None
 
     def forward(self, value):
         """Apply this step to an array (a NumPy view of it) or, recorded, to a tensor."""
         if type(value) is Tensor:
-            return self.function.apply(value, *self.args)
-        scratch: Any = types.SimpleNamespace()  # forward's notes for backward are not needed
-        return self.function.forward(scratch, value, *self.args)
+            out = self.function.apply(value, *self.args)
+        else:
+            scratch: Any = types.SimpleNamespace()  # forward's notes for backward are not needed
+            out = self.function.forward(scratch, value, *self.args)
+        return out if self.piece is None else out[self.piece]
 
     def backward(self, grad):
         """The gradient for this step's input, given the one for its output."""
@@ -127,15 +132,16 @@ def link_view(
     function: type[Function],
     ctx: Any,
     args: tuple,
-    multi_output: bool = False,
+    piece: int | None = None,
 ) -> None:
-    """Make ``view`` (the result of ``function`` on ``source``) a view of
-    ``source``'s base when NumPy gave it ``source``'s memory; a copy stays a
-    tensor of its own."""
+    """Make ``view`` (the result of ``function`` on ``source``; output number
+    ``piece`` of a function with several) a view of ``source``'s base when NumPy
+    gave it ``source``'s memory; a copy stays a tensor of its own."""
     data, source_data = view._data, source._data
     if data.base is None or (data.base is not source_data and data.base is not source_data.base):
         return
-    step = ViewStep(function, ctx, args, source_data.shape)
+    step = ViewStep(function, ctx, args, source_data.shape, piece)
+    multi_output = piece is not None
     parent = source._view
     made_in_no_grad = not grad_mode._state.enabled
     if parent is None:

@@ -612,6 +612,27 @@ def _forward_through_dual_views(lib, inp):
 register("forward-ad/dual-views", _forward_through_dual_views)
 
 
+def _forward_through_pieces(lib, inp):
+    """The pieces of split, chunk and unbind of a dual that an operation made (its
+    tangent is its own, not make_dual's) are views of it: each piece's tangent is
+    the same piece of the tangent, and so are its views' (also after the base is
+    changed in place)."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        x = fwAD.make_dual(lib.tensor(M), lib.tensor([[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]])) * 2
+        first, last = x.split(1, 0)[0], x.chunk(2, 1)[-1]
+        row, col = x.unbind(0)[1], x.unbind(1)[2]
+        tail = row[1:]
+        pieces = {"first": first, "last": last, "row": row, "col": col, "tail": tail}
+        # Copies: PyTorch's tangents are views of x's, which mul_ changes in place.
+        before = {name: fwAD.unpack_dual(t).tangent.clone() for name, t in pieces.items()}
+        x.mul_(fwAD.make_dual(lib.tensor(3.0), lib.tensor(1.0)))
+        return {"before": before, "after": _tangents(lib, pieces)}
+
+
+register("forward-ad/split-pieces", _forward_through_pieces)
+
+
 def _forward_into_plain_base(lib, inp):
     """A view of a tensor without tangent changed in place with a dual: the base
     gets a tangent (zeros outside the view), and every view of it shows it."""
