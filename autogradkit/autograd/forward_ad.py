@@ -339,8 +339,8 @@ def _tangent_context(cls: Any, args: tuple, arrays: list, tangents: list) -> Any
 
 
 def _fit_tangent(value: Any, like: np.ndarray) -> np.ndarray:
-    """The rule's answer as an array of the output's shape (a rule may return a
-    number, None for zero, or an array that still broadcasts)."""
+    """The rule's answer as an array of the output's shape and dtype (a rule may
+    return a number, None for zero, or an array that still broadcasts)."""
     if value is None:
         return np.zeros_like(like)
     if isinstance(value, Tensor):
@@ -348,7 +348,9 @@ def _fit_tangent(value: Any, like: np.ndarray) -> np.ndarray:
     value = np.asarray(value)
     if value.shape != like.shape:
         value = np.broadcast_to(value, like.shape).copy()
-    if value.dtype.kind not in "fc":
+    if value.dtype != like.dtype:
+        # The tangent has the output's dtype, as in PyTorch: a float32 tangent of an
+        # operand promoted to float64 (d - x), or a rule that computed in float64.
         value = value.astype(like.dtype)
     return value
 

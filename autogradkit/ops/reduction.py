@@ -217,7 +217,9 @@ class Extremum(Reduction):
         out = np.asarray(cls.reducer(x))
         hit = np.isnan(x) if out.dtype.kind == "f" and np.isnan(out) else x == out
         ctx.save_for_backward(hit)
-        ctx.share = 1 / np.count_nonzero(hit)
+        # A Python number (count_nonzero gives a NumPy integer, whose quotient would
+        # make a float32 gradient or tangent float64).
+        ctx.share = 1 / int(np.count_nonzero(hit))
         return out
 
     @staticmethod

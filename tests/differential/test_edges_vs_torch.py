@@ -352,6 +352,29 @@ register(
 )
 
 
+def _tangent_dtypes(lib, inp):
+    """A tangent has its output's dtype: a float32 dual meeting float64 values
+    (promoted by a linear operation, where its tangent alone reaches the output),
+    a formula computed with a NumPy float64 (1.5 ** x, x.max()'s 1/k share)."""
+    fwAD = lib.autograd.forward_ad
+    d = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(lib.tensor([1.0, 3.0, 3.0]), lib.tensor([1.0, 2.0, 3.0]))
+        outs = {
+            "sub": d - x,
+            "where": lib.where(x > 1, x, d),
+            "cat": lib.cat([x, d]),
+            "rpow": 1.5**x,
+            "max": x.max(),
+            "min": x[:1].min(),
+            "mul": x * d,
+        }
+        return {name: list(fwAD.unpack_dual(y)) for name, y in outs.items()}
+
+
+register("promotion/tangent-dtypes", _tangent_dtypes)
+
+
 # ----------------------------------------------------------------------------- hooks, flags, comparisons
 
 
