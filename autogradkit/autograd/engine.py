@@ -28,12 +28,13 @@ from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
+from numpy import ndarray
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import silently
 from ..tensor import Tensor
 from . import grad_mode
-from .function import _RELEASED, AccumulateGrad, Edge, Node, gradient_edge
+from .function import AccumulateGrad, Edge, Node, _fit_to_input, gradient_edge
 from .function import _fit_array as fit_array
 
 __all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
@@ -248,18 +249,16 @@ class _GraphTask:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
-        special, free = self.captures is not None or self.create_graph, not self.retain_graph
-        pushed = self.pushed
+        pushed, observed, create_graph = self.pushed, self.observed, self.create_graph
+        calls_every_node = self.captures is not None or create_graph or observed
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
-            if special or node._hooked or type(node) is AccumulateGrad:
-                # autograd.grad's captures, hooks, a leaf's .grad, create_graph: _call.
+            if calls_every_node or node._hooked or type(node) is AccumulateGrad:
+                # Captures, hooks, a leaf's .grad, create_graph, a stepper: _call.
                 grad_output, grad_inputs = self._call(node, grad_output)
-            else:  # A plain node: the chain rule, then free what it saved.
-                grad_inputs = node.apply(grad_output, False)
-                if free and node._saved is not None:  # 4. Node._release, written out
-                    node._saved, node._saved_sources = None, _RELEASED
+            else:  # A plain node: its formula, freeing what it saved (fitted below).
+                grad_inputs = node._gradients(grad_output, not self.retain_graph)
             # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
             # index costs less than zip); a node runs once every edge into it has
             # delivered. (A node _call skips, or a leaf's, sends nothing.)
@@ -270,8 +269,18 @@ class _GraphTask:
                 if child is None:
                     continue
                 if grad is not None:
-                    # The first gradient for a node with one output is simply stored
-                    # (written out: a call to _send costs more than the store itself).
+                    # Most gradients fit their input already: an array of its shape
+                    # and (the very same) dtype, or for a 0-d input a NumPy scalar
+                    # of its dtype; the others are summed and cast (Node.apply's rule).
+                    shape, dtype = child.input_metadata[node._input_nrs[i]]
+                    fits = (
+                        grad.dtype is dtype and grad.shape == shape
+                        if type(grad) is ndarray
+                        else not shape and type(grad) is dtype.type
+                    )
+                    if not fits:
+                        grad = _fit_to_input(grad, shape, dtype, create_graph)
+                    # The first gradient for a node with one output is simply stored.
                     if child in buffers or type(child) is AccumulateGrad or child._multi_output:
                         self._send(child, node._input_nrs[i], grad, grad_output)
                     else:
@@ -282,7 +291,7 @@ class _GraphTask:
                     # Ready: onto the heap, highest sequence number (recorded last) first.
                     pushed += 1
                     heappush(ready, (-child._sequence_nr, pushed, child))
-            if self.observed:
+            if observed:
                 yield self._record(node, grad_output, grad_inputs)
 
     # -- the steps of the loop -----------------------------------------------------

