@@ -5,7 +5,7 @@
 * :func:`grad` — return gradients instead of storing them;
 * :func:`backward_steps` — the same backward pass, one node per ``next()``, for
   watching the chain rule at work;
-* :mod:`.functional` — ``jacobian``, ``vjp``, ``jvp``;
+* :mod:`.functional` — ``jacobian``, ``vjp``, ``jvp``, ``hessian``, ``vhp``, ``hvp``;
 * :mod:`.forward_ad` — forward mode: dual tensors carry tangents through every
   operation (``dual_level``, ``make_dual``, ``unpack_dual``, ``forward_steps``);
 * :func:`gradcheck` — compare a function's analytic gradients with finite differences.

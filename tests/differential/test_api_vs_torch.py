@@ -7,6 +7,7 @@ non-leaf tensors, tensor metadata and printing.
 from __future__ import annotations
 
 import threading
+import warnings
 import zlib
 
 import harness as H
@@ -607,6 +608,131 @@ def _(lib, inp):
     j = lib.autograd.functional.jacobian(lambda t: t.tanh() * t, x, create_graph=True)
     j.sum().backward()
     return {"j_requires_grad": j.requires_grad, "x": x}
+
+
+def _functional(lib):
+    return lib.autograd.functional
+
+
+def _x2(lib):
+    return lib.tensor([1.0, 2.0])
+
+
+# Each entry calls autograd.functional in a way PyTorch answers with a result or an
+# error in its own words (strict mode, misshapen or misplaced v, lists, strategies).
+FUNCTIONAL_CALLS = {
+    "jacobian-strict-constant": lambda lib, F: F.jacobian(
+        lambda x: lib.ones(2), _x2(lib), strict=True
+    ),
+    "jacobian-strict-detached": lambda lib, F: F.jacobian(
+        lambda x: x.detach() * 2, _x2(lib), strict=True
+    ),
+    "jacobian-strict-unused-input": lambda lib, F: F.jacobian(
+        lambda x, y: x * 2, (_x2(lib), _x2(lib)), strict=True
+    ),
+    "jacobian-strict-create_graph-linear": lambda lib, F: F.jacobian(
+        lambda x: x * 2, _x2(lib), strict=True, create_graph=True
+    ),
+    "jacobian-list-inputs": lambda lib, F: F.jacobian(lambda x, y: x * y, [_x2(lib), _x2(lib)]),
+    "jacobian-number-input": lambda lib, F: F.jacobian(lambda x: x * 2, 3.0),
+    "jacobian-number-output": lambda lib, F: F.jacobian(lambda x: 3.0, _x2(lib)),
+    "jacobian-tuple-output-number": lambda lib, F: F.jacobian(lambda x: (x, 3), _x2(lib)),
+    "jacobian-vectorize": lambda lib, F: F.jacobian(
+        lambda x, y: (x * y, lib.ones(2)), (_x2(lib), _x2(lib)), vectorize=True
+    ),
+    "jacobian-strict-vectorize": lambda lib, F: F.jacobian(
+        lambda x: x.exp(), _x2(lib), strict=True, vectorize=True
+    ),
+    "jacobian-bad-strategy": lambda lib, F: F.jacobian(lambda x: x.exp(), _x2(lib), strategy="fwd"),
+    "jacobian-forward-mode": lambda lib, F: F.jacobian(
+        lambda x: x.exp(), _x2(lib), strategy="forward-mode"
+    ),
+    "jacobian-forward-mode-vectorize": lambda lib, F: F.jacobian(
+        lambda x, y: (x * y, x.sum() * 2, lib.ones(3)),
+        (_x2(lib), lib.tensor([3.0, 4.0])),
+        strategy="forward-mode",
+        vectorize=True,
+    ),
+    "jacobian-forward-mode-strict": lambda lib, F: F.jacobian(
+        lambda x: x.exp(), _x2(lib), strategy="forward-mode", vectorize=True, strict=True
+    ),
+    "jacobian-forward-mode-create_graph": lambda lib, F: F.jacobian(
+        lambda x: x.exp(), _x2(lib), strategy="forward-mode", vectorize=True, create_graph=True
+    ),
+    "vjp-v-misshapen": lambda lib, F: F.vjp(lambda x: x.exp(), _x2(lib), lib.ones(3)),
+    "vjp-v-tuple-for-one-output": lambda lib, F: F.vjp(
+        lambda x: x.exp(), _x2(lib), (lib.ones(2), lib.ones(2))
+    ),
+    "vjp-v-tuple-too-short": lambda lib, F: F.vjp(lambda x: (x.exp(), x), _x2(lib), (lib.ones(2),)),
+    "vjp-v-entry-misshapen": lambda lib, F: F.vjp(
+        lambda x: (x.exp(), x), _x2(lib), (lib.ones(2), lib.ones(3))
+    ),
+    "vjp-v-number": lambda lib, F: F.vjp(lambda x: x * 2, _x2(lib), 3.0),
+    "vjp-v-list": lambda lib, F: F.vjp(lambda x: x * 2, _x2(lib), [lib.ones(2)]),
+    "vjp-list-outputs": lambda lib, F: F.vjp(lambda x: [x * 2, x], _x2(lib), lib.ones(2)),
+    "vjp-strict-constant": lambda lib, F: F.vjp(
+        lambda x: lib.ones(2), _x2(lib), lib.ones(2), strict=True
+    ),
+    "vjp-strict-unused": lambda lib, F: F.vjp(
+        lambda x, y: x * 2, (_x2(lib), _x2(lib)), lib.ones(2), strict=True
+    ),
+    "vjp-strict-create_graph-linear": lambda lib, F: F.vjp(
+        lambda x: x * 2, _x2(lib), lib.ones(2), strict=True, create_graph=True
+    ),
+    "vjp-create_graph": lambda lib, F: F.vjp(
+        lambda x: x**3, lib.tensor([1.0, 2.0], requires_grad=True), lib.ones(2), create_graph=True
+    ),
+    "jvp-v-misshapen": lambda lib, F: F.jvp(lambda x: x.exp(), _x2(lib), lib.ones(3)),
+    "jvp-v-tuple-for-one-input": lambda lib, F: F.jvp(
+        lambda x: x.exp(), _x2(lib), (lib.ones(2), lib.ones(2))
+    ),
+    "jvp-strict-constant": lambda lib, F: F.jvp(
+        lambda x: lib.ones(2), _x2(lib), lib.ones(2), strict=True
+    ),
+    "jvp-strict-linear": lambda lib, F: F.jvp(lambda x: x * 2, _x2(lib), lib.ones(2), strict=True),
+    "jvp-create_graph": lambda lib, F: F.jvp(
+        lambda x: x**3, lib.tensor([1.0, 2.0], requires_grad=True), lib.ones(2), create_graph=True
+    ),
+    "hessian": lambda lib, F: F.hessian(lambda x: (x**3).sum(), _x2(lib)),
+    "hessian-two-inputs": lambda lib, F: F.hessian(
+        lambda x, y: (x**3 * y).sum(), (_x2(lib), lib.tensor([3.0, 4.0]))
+    ),
+    "hessian-not-scalar": lambda lib, F: F.hessian(lambda x: x**3, _x2(lib)),
+    "hessian-strict-linear": lambda lib, F: F.hessian(
+        lambda x: (x * 3).sum(), _x2(lib), strict=True
+    ),
+    "hessian-bad-strategy": lambda lib, F: F.hessian(
+        lambda x: (x**3).sum(), _x2(lib), outer_jacobian_strategy="fwd"
+    ),
+    "hvp": lambda lib, F: F.hvp(lambda x: (x**3).sum(), _x2(lib), lib.tensor([1.0, -1.0])),
+    "hvp-linear": lambda lib, F: F.hvp(lambda x: (x * 3).sum(), _x2(lib), lib.tensor([1.0, -1.0])),
+    "vhp": lambda lib, F: F.vhp(
+        lambda x, y: (x**3 * y).sum(),
+        (_x2(lib), lib.tensor([3.0, 4.0])),
+        (lib.tensor([1.0, -1.0]), lib.tensor([2.0, 0.5])),
+    ),
+    "vhp-strict-linear": lambda lib, F: F.vhp(
+        lambda x: (x * 3).sum(), _x2(lib), lib.tensor([1.0, -1.0]), strict=True
+    ),
+    "vhp-v-entry-misshapen": lambda lib, F: F.vhp(
+        lambda x, y: (x * y).sum(), (_x2(lib), _x2(lib)), (lib.ones(2), lib.ones(1))
+    ),
+    "hvp-not-scalar": lambda lib, F: F.hvp(lambda x: x**3, _x2(lib), lib.ones(2)),
+}
+
+
+def _functional_call(call):
+    def fn(lib, inp):
+        # PyTorch's vmap of forward mode warns that torch.jit.script is deprecated.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+            return {"result": attempt(lambda: call(lib, _functional(lib)))}
+
+    return fn
+
+
+for _name, _call in FUNCTIONAL_CALLS.items():
+    program(f"functional-calls/{_name}")(_functional_call(_call))
 
 
 # ----------------------------------------------------------------------------- in-place on non-leaf tensors
