@@ -229,7 +229,7 @@ class InplaceMethods(TensorBase):
         if self._records_inplace(value):
             # As PyTorch does: copy_ (or fill_) into the view self[key], recorded as
             # CopySlices; into self itself when key selects everything.
-            _copy_to(self if _selects_everything(key) else ops.shape.getitem(self, key), value)
+            _copy_to(ops.shape.assigned_view(self, key), value)
             return
         if grad_mode._state.enabled:
             if self.grad_fn is None and self._requires_grad:
@@ -357,12 +357,6 @@ def _strip_leading_ones(value):
     while ones < len(shape) and shape[ones] == 1:
         ones += 1
     return value if ones == 0 else ops.shape.view(value, shape[ones:])
-
-
-def _selects_everything(key) -> bool:
-    """``x[...]``, ``x[:]``, ``x[()]``: PyTorch's assignment writes into x itself."""
-    parts = key if isinstance(key, tuple) else (key,)
-    return all(p is Ellipsis or (isinstance(p, slice) and p == slice(None)) for p in parts)
 
 
 def _copy_to(target, value) -> None:

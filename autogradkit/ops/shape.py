@@ -532,11 +532,10 @@ def split_for_put(input: Tensor, key) -> tuple[Tensor, tuple | None]:
     select everything) and the advanced index that ``index_put_`` then applies to
     that view (None when key had only 0-d integer tensors: a basic assignment)."""
     basic, advanced = _split_advanced(key, input._data.ndim)
+    view = _basic_getitem(input, tuple(basic), skip_whole=True)
     if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
-        return getitem(input, tuple(basic)), None
-    if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
-        input = getitem(input, tuple(basic))
-    return input, tuple(advanced)
+        return view, None
+    return view, tuple(advanced)
 
 
 class Select(Linear):
@@ -960,12 +959,8 @@ def getitem(input: Tensor, key) -> Tensor:
     key = normalize_key(key)
     if not is_basic(key):
         return _advanced_getitem(input, key)
-    parts = _basic_parts(key, input._data.ndim)
-    # Apply the parts one dimension at a time, as PyTorch does, so the graph shows
-    # one node per non-trivial index.
-    result, dim = input, 0
-    for position, part in enumerate(parts):
-        result, dim = _index_one_dimension(result, part, dim, position)
+    # A lone slice is always recorded (x[0:2] of 2 rows is a SliceBackward0).
+    result = _basic_getitem(input, key, skip_whole=not isinstance(key, slice))
     if result is input:
         # A bare x[:] is a slice of the whole tensor; any other index that selects
         # everything (x[...], x[()], x[:, :]; also on 0-d tensors) is recorded by
@@ -976,6 +971,28 @@ def getitem(input: Tensor, key) -> Tensor:
     return result
 
 
+def _basic_getitem(input: Tensor, key, skip_whole: bool) -> Tensor:
+    """A basic index applied one dimension at a time, as PyTorch does, so the graph
+    shows one node per index that does something: ``input`` itself when none does.
+    ``skip_whole``: a slice that takes a whole dimension does nothing (PyTorch's
+    rule within a tuple, x[:, 0:3] of 3 columns, and for every assignment)."""
+    parts = _basic_parts(key, input._data.ndim)
+    result, dim = input, 0
+    for position, part in enumerate(parts):
+        if skip_whole and isinstance(part, slice) and _takes_all(part, result._data.shape[dim]):
+            dim += 1
+            continue
+        result, dim = _index_one_dimension(result, part, dim, position)
+    return result
+
+
+def assigned_view(input: Tensor, key) -> Tensor:
+    """The view that ``input[key] = v`` writes into (``key`` basic), as PyTorch's
+    assignment makes it: ``input`` itself when key takes everything (x[:], x[...],
+    x[0:2] of 2 rows), so the write is recorded as a copy_ or fill_ of it."""
+    return _basic_getitem(input, normalize_key(key), skip_whole=True)
+
+
 def _advanced_getitem(input: Tensor, key) -> Tensor:
     """PyTorch applies the integers, slices and None first (Select/Slice/Unsqueeze
     nodes), then one IndexBackward0 for the index tensors on what is left. So
@@ -984,8 +1001,7 @@ def _advanced_getitem(input: Tensor, key) -> Tensor:
     basic, advanced = _split_advanced(key, input._data.ndim)
     if not builtins.any(isinstance(p, np.ndarray) for p in advanced):
         return getitem(input, tuple(basic))  # only 0-d integer tensors: selects
-    if builtins.any(not (isinstance(p, slice) and p == slice(None)) for p in basic):
-        input = getitem(input, tuple(basic))
+    input = _basic_getitem(input, tuple(basic), skip_whole=True)
     check_advanced(input._data, advanced)
     return Index.apply(input, tuple(advanced))
 
@@ -1010,6 +1026,16 @@ def _basic_parts(key, ndim: int) -> tuple:
         at = next(i for i, p in enumerate(parts) if p is Ellipsis)
         parts = parts[:at] + (slice(None),) * (ndim - specified) + parts[at + 1 :]
     return parts
+
+
+def _takes_all(part: slice, size: int) -> bool:
+    """Whether a slice takes a whole dimension as written: from 0 (or no start),
+    step 1, to the size or beyond (PyTorch does not wrap a negative start first)."""
+    return (
+        part.start in (None, 0)
+        and part.step in (None, 1)
+        and (part.stop is None or part.stop >= size)
+    )
 
 
 def _index_one_dimension(result: Tensor, part, dim: int, position: int) -> tuple[Tensor, int]:

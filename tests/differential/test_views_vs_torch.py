@@ -633,6 +633,40 @@ def _forward_through_pieces(lib, inp):
 register("forward-ad/split-pieces", _forward_through_pieces)
 
 
+# Within an index tuple (and in every assignment) PyTorch skips a slice that takes
+# a whole dimension, as written: from 0, step 1, to the size or beyond; x[:, 0:3]
+# of 3 columns is then an alias, y[0:2] = 5 of 2 rows a fill_ of y itself. A lone
+# slice read (x[0:2]) is still a SliceBackward0.
+WHOLE_SLICES = [
+    "[:, 0:5]",
+    "[:, -3:]",
+    "[:, 0:3]",
+    "[0:2, 1:]",
+    "[0:2, 0:3]",
+    "[0:2]",
+    "[0:2, ...]",
+]
+WHOLE_SLICES += ["[None, :, 0:3]", "[0, 0:3]", "[..., 0:3, None]", "[:, :3:1]", "[:, 0:3:2]"]
+WHOLE_SLICES += ["[0:2, [0, 1]]", "[[0, 1], 0:3]", "[0:1, [0, 1]]", "[:, :10000000000]"]
+WHOLE_ASSIGNED = ["[:]", "[0:2]", "[0:5]", "[:, 0:3]", "[..., 0:3]", "[0:2, [0, 1]]", "[0:1]"]
+
+
+def _whole_slices(lib, inp):
+    x = lib.tensor(M, requires_grad=True)
+    read = {key: eval("x" + key, {"x": x}) for key in WHOLE_SLICES}
+    total = sum(((i + 1) * r).sum() for i, r in enumerate(read.values()))
+    total.backward()
+    assigned = {}
+    for key in WHOLE_ASSIGNED:
+        y = x * 1
+        exec("y" + key + " = lib.tensor(5.0)", {"y": y, "lib": lib})
+        assigned[key] = y
+    return {"read": read, "assigned": assigned, "x": x}
+
+
+register("whole-dimension-slices", _whole_slices)
+
+
 def _forward_into_plain_base(lib, inp):
     """A view of a tensor without tangent changed in place with a dual: the base
     gets a tangent (zeros outside the view), and every view of it shows it."""
