@@ -388,10 +388,12 @@ class _GraphTask:
         if node._multi_output:
             return self._output_hooks_before(node, grad)
         if node._tensor_pre_hooks is not None or node._pre_hooks is not None:
-            grad = _run_pre_hooks(node, grad, self.create_graph)
             self.owned.discard(node)
-        if node._retained is not None:
-            self._retain(node._retained, grad)
+        # PyTorch's order: the tensor's hooks, retain_grad, then the node's pre-hooks
+        # (so .grad of a retain_grad() tensor is not what its node's pre-hooks make).
+        grad = self._tensor_hooks_before(node, grad)
+        if node._pre_hooks is not None:
+            grad = _run_pre_hooks(node, grad, self.create_graph, tensor_hooks=False)
         return grad
 
     def _tensor_hooks_before(self, node: Node, grad):
@@ -564,10 +566,12 @@ class BackwardPass:
         return f"<BackwardPass: {self._task.steps_run} of {self.total} nodes run>"
 
 
-def _run_pre_hooks(node: Node, grad, create_graph: bool, node_hooks: bool = True):
-    """The tensor hooks of ``node``'s output, then (unless ``node_hooks`` is False)
-    the pre-hooks registered on the node itself."""
-    for hook in node._tensor_pre_hooks or ():
+def _run_pre_hooks(
+    node: Node, grad, create_graph: bool, node_hooks: bool = True, tensor_hooks: bool = True
+):
+    """The tensor hooks of ``node``'s output (unless ``tensor_hooks`` is False), then
+    (unless ``node_hooks`` is False) the pre-hooks registered on the node itself."""
+    for hook in (node._tensor_pre_hooks if tensor_hooks else None) or ():
         with grad_mode.set_grad_enabled(create_graph):
             result = hook(_as_tensor(grad))
         if result is not None:

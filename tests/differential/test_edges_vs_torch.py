@@ -492,6 +492,37 @@ def _kept_by_hooks(lib, inp):
 register("hooks/kept-gradients-unchanged", _kept_by_hooks)
 
 
+def _hook_order(lib, inp):
+    """At a node, PyTorch runs the tensor's hooks, then retain_grad, then the node's
+    pre-hooks (whatever order they were registered in), then its post-hooks: the
+    retained .grad has the tensor hooks' change but not the pre-hooks'."""
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    v = x.exp()
+    order: list = []
+
+    def node_pre_hook(grad_outputs):
+        order.append("node pre-hook")
+        return (grad_outputs[0] * 10,)
+
+    def tensor_hook(grad):
+        order.append("tensor hook")
+        return grad * 2
+
+    v.grad_fn.register_prehook(node_pre_hook)
+    v.retain_grad()
+    v.register_hook(tensor_hook)
+    v.grad_fn.register_hook(lambda gi, go: order.append(["post-hook", go[0]]))
+    (v * 3).sum().backward()
+    pieces = (x * 1).unbind(0)
+    pieces[1].grad_fn.register_prehook(lambda go: tuple(None if g is None else g * 10 for g in go))
+    pieces[1].retain_grad()
+    (pieces[1] * 3).backward()
+    return {"order": order, "v": v, "x": x, "piece": pieces[1]}
+
+
+register("hooks/order-at-a-node", _hook_order)
+
+
 def _requires_grad_flags(lib, inp):
     x = lib.ones(2, requires_grad=True)
     y = x * 2
