@@ -220,7 +220,7 @@ class Function(core.Function):
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx: Any = cls._node_class.__new__(cls._node_class)
-        ctx._to_save = None
+        ctx._saved = None
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         # forward sees plain values: its own operations are neither recorded nor
         # carry tangents (jvp gives the output's tangent), as in PyTorch.
@@ -282,7 +282,7 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
     )
     # Saved outputs are kept as the tensors handed out (with this node as history).
     by_id = {id(out): result for out, result in zip(outputs, results)}
-    ctx._saved = tuple(by_id.get(id(s), s) for s in ctx._to_save or ())
+    ctx._saved = tuple(by_id.get(id(s), s) for s in ctx._saved or ())
     ctx._saved_sources = tuple(None if s is None else s._version_counter[0] for s in ctx._saved)
     return results
 

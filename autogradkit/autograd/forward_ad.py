@@ -328,10 +328,10 @@ def _tangent_array(arg: Any) -> np.ndarray | None:
 
 def _tangent_context(cls: Any, args: tuple, arrays: list, tangents: list) -> Any:
     ctx = cls._node_class.__new__(cls._node_class)
-    ctx._to_save = None
+    ctx._saved = None
     ctx.needs_input_grad = tuple(t is not None for t in tangents)
     out = np.asarray(cls.forward(ctx, *arrays))
-    ctx._saved, ctx._saved_sources = ctx._to_save, None
+    ctx._saved_sources = None
     ctx.primals, ctx.result = arrays, out
     # Which arguments could carry a tangent at all (floating-point tensors).
     ctx.differentiable = tuple(type(arg) is Tensor and arg._data.dtype.kind in "fc" for arg in args)

@@ -214,7 +214,7 @@ def refresh(view: Tensor) -> None:
         return  # nothing to regenerate (and, as in PyTorch, the version is not taken)
     _refuse_rebase(view, info, what="its base or another view of its base has been")
     ctx: Any = AsStrided._node_class.__new__(AsStrided._node_class)
-    ctx._to_save = None
+    ctx._saved = None
     ctx.needs_input_grad = (True, False)
     ctx.steps = info.steps
     ctx._set_edges((gradient_edge(base),))
@@ -281,7 +281,7 @@ class CopySlices(Node):
     _hooked = True
 
     def __init__(self, base: Tensor, steps: tuple, fn: Node) -> None:
-        self._to_save = self._saved = self._saved_sources = None
+        self._saved = self._saved_sources = None
         self.steps = steps
         self.fn: Node | None = fn
         self._set_edges((gradient_edge(base),) + fn.next_functions[1:])
