@@ -99,6 +99,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import traceback
@@ -636,11 +637,17 @@ def _children_cpu() -> float:
 
 def _import_env() -> dict[str, str]:
     """The environment of the processes that measure an import: bytecode cached, as
-    for an installed package (pip compiles it), in a cache of this script's own
-    (PYTHONDONTWRITEBYTECODE, set on some machines, would otherwise make every
-    measured import compile the kit's source, and only the kit's)."""
+    for an installed package (pip compiles it). Python keeps the caches beside the
+    sources unless PYTHONDONTWRITEBYTECODE is set (as on some machines) or it cannot
+    write to site-packages; then in a cache of this script's own, as every measured
+    import would otherwise compile what it cannot cache (the kit's source, and only
+    the kit's, with that variable set). Beside the sources when it can: a cache of
+    its own must compile everything once more (torch's imported modules: ~3.2 s of
+    CPU at every CI run, whose tests have already written the usual caches)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "bench_core_pycache")
+    site = sysconfig.get_paths()["purelib"]
+    if "PYTHONDONTWRITEBYTECODE" in os.environ or not os.access(site, os.W_OK):
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "bench_core_pycache")
     return env
 
 
