@@ -147,7 +147,7 @@ class Settings:
     import_runs: int  # fresh-process runs per import measurement
 
 
-QUICK = Settings(warmup_s=0.05, block_s=0.04, repeats=5, growth_repeats=3, import_runs=5)
+QUICK = Settings(warmup_s=0.05, block_s=0.04, repeats=5, growth_repeats=3, import_runs=3)
 FULL = Settings(warmup_s=0.3, block_s=0.2, repeats=15, growth_repeats=7, import_runs=21)
 
 
