@@ -296,8 +296,12 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {rows}x{columns})"
             )
         # PyTorch computes vector @ matrix as (1×n row) @ matrix, then squeezes.
-        tracked = input._requires_grad or (
-            forward_ad.state.level is not None and tangent_of(input) is not None
+        # A view goes through Unsqueeze even if it needs no grad: one made under
+        # no_grad of a tensor that requires grad requires grad through its base.
+        tracked = (
+            input._requires_grad
+            or input._view is not None
+            or (forward_ad.state.level is not None and tangent_of(input) is not None)
         )  # (a tangent exists only inside a dual level; the lookup costs 2k)
         row = Unsqueeze.apply(input, 0) if tracked else Tensor._make(input._data[None])
         out = SqueezeInplace.apply(Mm.apply(row, other))
