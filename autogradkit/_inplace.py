@@ -239,6 +239,8 @@ class InplaceMethods(TensorBase):
         _check_writable(self._data)
         values = _without_leading_ones(value._data) if isinstance(value, TensorBase) else value
         try:
+            if isinstance(value, TensorBase):
+                _check_assignment_overlap(self._data[key], values)
             self._data[key] = values
         except IndexError:
             ops.shape.getitem(self, key)  # raises PyTorch's words for the bad index
@@ -413,6 +415,17 @@ def _check_no_partial_overlap(data: np.ndarray, other: np.ndarray) -> None:
         return
     if memory_overlap(data, other) == "partial":
         raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def _check_assignment_overlap(target: np.ndarray, values: np.ndarray) -> None:
+    """``x[key] = v`` is PyTorch's ``copy_`` of ``v`` expanded to ``x[key]``'s shape,
+    so it refuses what ``copy_`` refuses: ``d[...] = d.t()`` reads elements it
+    writes. (A value that does not fit is left to the assignment's own error.)"""
+    try:
+        expanded = np.broadcast_to(values, target.shape)
+    except ValueError:
+        return
+    _check_no_partial_overlap(target, expanded)
 
 
 def memory_overlap(a: np.ndarray, b: np.ndarray) -> str:
