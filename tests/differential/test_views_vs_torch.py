@@ -349,7 +349,15 @@ def _assign_onto_itself(lib, inp):
     out["transposed-row"] = attempt(lambda: x.t()[0:1].__setitem__(Ellipsis, x.t()[0]))
     out["flat"] = attempt(lambda: x.view(1, 1, 6).__setitem__(Ellipsis, x.view(6)))
     out["unsqueezed-add_"] = attempt(lambda: x[0].unsqueeze(0).add_(x[0]))
+    # Outside the graph too, assignment refuses what copy_ refuses: the same memory
+    # in another order (a transpose), or rows shifted onto each other.
+    s = lib.arange(9.0).reshape(3, 3)
+    out["transposed"] = attempt(lambda: s.__setitem__(Ellipsis, s.t()))
+    out["shifted-rows"] = attempt(lambda: s.__setitem__(slice(0, 2), s[1:]))
+    out["row-onto-row"] = attempt(lambda: s.__setitem__(0, s[1]))
+    out["row-onto-column"] = attempt(lambda: s.__setitem__((slice(None), 0), s[0]))
     out["x"] = x
+    out["s"] = s
     out["d"] = d
     return out
 
@@ -378,6 +386,13 @@ def _no_grad_view_as_operand(lib, inp):
         out[op] = {"d": d, "a": a.grad, "v": v.grad}
     a, v = view_of_leaf()
     out["view"] = [v.requires_grad, v.is_leaf, v.grad_fn is None]
+    # Products with it are recorded too (vector @ matrix once dropped the history).
+    m = lib.tensor([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0]], dtype=lib.float64, requires_grad=True)
+    for name, product in (("v@m", lambda: v @ m), ("m.t()@v", lambda: m.t() @ v)):
+        r = product()
+        r.sum().backward()
+        out[name] = [r, r.requires_grad, type(r.grad_fn).__name__, m.grad, a.grad, v.grad]
+        m.grad = None
     out["grad"] = attempt(lambda: lib.autograd.grad((v * 2).sum(), v))
     out["grad-unused"] = attempt(
         lambda: lib.autograd.grad((v * a).sum(), [a, v], allow_unused=True)
