@@ -232,6 +232,7 @@ class Function(core.Function):
                 output = cls.forward(ctx, *args)
         record = True in ctx.needs_input_grad and grad_mode.is_grad_enabled()
         outputs = output if isinstance(output, tuple) else (output,)
+        _check_dirty_returned(ctx, outputs)
         if not isinstance(output, tuple):
             _check_output(cls, output)
         results = _record(ctx, args, outputs) if record else outputs
@@ -249,6 +250,15 @@ def _push_tangents(cls: Any, args: tuple, ctx: Any, results: tuple) -> None:
         raise NotImplementedError(
             f"{cls.__name__} returns several outputs: autogradkit's forward mode runs the jvp "
             "of custom Functions with one output only"
+        )
+
+
+def _check_dirty_returned(ctx: Any, outputs: tuple) -> None:
+    """An input ``forward`` changed in place (``mark_dirty``) must be returned."""
+    if any(not any(t is o for o in outputs) for t in ctx._dirty):
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
         )
 
 
@@ -280,8 +290,12 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
         _output(ctx, args, out, output_nr) if isinstance(out, Tensor) else out
         for output_nr, out in enumerate(outputs)
     )
-    # Saved outputs are kept as the tensors handed out (with this node as history).
-    by_id = {id(out): result for out, result in zip(outputs, results)}
+    # Saved outputs are kept as the tensors handed out (with this node as history);
+    # an input returned unchanged is saved as the input (its output is a new tensor).
+    returned_inputs = {id(a) for a in args if not any(a is t for t in ctx._dirty)}
+    by_id = {
+        id(out): result for out, result in zip(outputs, results) if id(out) not in returned_inputs
+    }
     ctx._saved = tuple(by_id.get(id(s), s) for s in ctx._saved or ())
     ctx._saved_sources = tuple(None if s is None else s._version_counter[0] for s in ctx._saved)
     return results
@@ -290,6 +304,12 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
 def _output(ctx: Any, args: tuple, out: Tensor, output_nr: int) -> Tensor:
     """The tensor ``apply`` returns for the output ``out`` of ``forward``."""
     if any(out is t for t in ctx._non_differentiable):
+        if any(out is a for a in args):
+            # An input returned unchanged: a new tensor sharing its data that, like
+            # any output marked non-differentiable, does not require grad.
+            alias = Tensor._make(out._data)
+            alias._version_counter = out._version_counter
+            return alias
         return out  # no history: it does not require grad
     result: Any
     if any(out is t for t in ctx._dirty):

@@ -523,6 +523,64 @@ def _hook_order(lib, inp):
 register("hooks/order-at-a-node", _hook_order)
 
 
+def _returned_inputs(lib, inp):
+    """A custom Function's forward returns an input unchanged: the output is a new
+    tensor; an input it also saved is saved as the input (so a create_graph pass
+    through its backward does not loop back into the node, and the second derivative
+    is PyTorch's); marked non-differentiable, that new tensor does not require grad;
+    an input marked dirty but not returned is refused."""
+
+    class PassY(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x * y, y
+
+        @staticmethod
+        def backward(ctx, g_product, g_y):
+            x, y = ctx.saved_tensors
+            return g_product * y, g_product * x + g_y
+
+    class Frozen(lib.autograd.Function):  # type: ignore[name-defined]
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_non_differentiable(y)
+            return x * 2, y
+
+        @staticmethod
+        def backward(ctx, g, g_y):
+            return g * 2, None
+
+    class DirtyNotReturned(lib.autograd.Function):  # type: ignore[name-defined]
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([3.0, -1.0], requires_grad=True)
+    product, passed = PassY.apply(x, y)
+    gx, gy = lib.autograd.grad((product * passed).sum(), (x, y), create_graph=True)
+    second = lib.autograd.grad((gx * gy).sum(), (x, y), allow_unused=True)
+    doubled, frozen = Frozen.apply(x, y)
+    return {
+        "passed": passed,
+        "first": [gx, gy],
+        "second": list(second),
+        "frozen": frozen,
+        "frozen_is_y": frozen is y,
+        "dirty": attempt(lambda: DirtyNotReturned.apply(x * 1)),
+    }
+
+
+register("custom-function/returned-inputs", _returned_inputs)
+
+
 def _requires_grad_flags(lib, inp):
     x = lib.ones(2, requires_grad=True)
     y = x * 2
