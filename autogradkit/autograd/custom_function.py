@@ -129,7 +129,7 @@ class _CustomNode(core.Node):
         _check_count(self, grads)
         tracked = itertools.compress(grads, self.needs_input_grad)
         sent: list[Any] = []
-        for node, input_nr in zip(self._next_nodes, self._input_nrs):
+        for index, (node, input_nr) in enumerate(zip(self._next_nodes, self._input_nrs)):
             if node is None:
                 sent.append(None)
                 continue
@@ -137,6 +137,7 @@ class _CustomNode(core.Node):
             if grad is not None:
                 grad = _as_engine_grad(grad, create_graph)
                 shape, dtype = node.input_metadata[input_nr]
+                _check_grad_shape(self, index, grad.shape, shape)
                 grad = core._fit_to_input(grad, shape, dtype, create_graph)
             sent.append(grad)
         return sent
@@ -159,6 +160,23 @@ def _grads_for_backward(ctx: _CustomNode, grad_output: Any) -> list:
 
 def _producer(tensor: Tensor) -> str | None:
     return None if tensor.grad_fn is None else core._forward_name(tensor.grad_fn)
+
+
+def _check_grad_shape(ctx: _CustomNode, index: int, got: tuple, expected: tuple) -> None:
+    """A gradient must have its input's shape, or one the input broadcasts to (it
+    is then summed back), as PyTorch's engine checks."""
+    if got != expected and not _expands_to(expected, got):
+        raise RuntimeError(
+            f"Function {ctx.name()} returned an invalid gradient at index {index} - got "
+            f"{list(got)} but expected shape compatible with {list(expected)}"
+        )
+
+
+def _expands_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def _check_count(ctx: _CustomNode, grads: tuple) -> None:

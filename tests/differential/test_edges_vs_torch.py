@@ -581,6 +581,44 @@ def _returned_inputs(lib, inp):
 register("custom-function/returned-inputs", _returned_inputs)
 
 
+def _invalid_gradient_shapes(lib, inp):
+    """A custom Function's backward returns a gradient of another shape: one the
+    input broadcasts to is summed back; any other is refused in PyTorch's words
+    (not a NumPy error from deep inside), also in a create_graph pass."""
+
+    def function_returning(make_grad):
+        class Shaped(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                return make_grad(lib, g), None
+
+        return Shaped
+
+    shapes = {
+        "one-element": lambda lib, g: g.reshape(-1)[:1],
+        "flat": lambda lib, g: g.reshape(-1),
+        "transposed": lambda lib, g: g.t(),
+        "broadcast": lambda lib, g: g.expand(4, 2, 3),
+        "leading-one": lambda lib, g: g.unsqueeze(0),
+    }
+    results = {}
+    for name, make_grad in shapes.items():
+        for create_graph in (False, True):
+            x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+            out = function_returning(make_grad).apply(x, lib.tensor(2.0))
+            results[f"{name}/{create_graph}"] = attempt(
+                lambda out=out, x=x, c=create_graph: lib.autograd.grad(out.sum(), x, create_graph=c)
+            )
+    return results
+
+
+register("custom-function/invalid-gradient-shapes", _invalid_gradient_shapes)
+
+
 def _requires_grad_flags(lib, inp):
     x = lib.ones(2, requires_grad=True)
     y = x * 2
