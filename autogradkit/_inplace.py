@@ -329,10 +329,8 @@ class InplaceMethods(TensorBase):
         return self._inplace(ops.arithmetic.neg, lambda a: np.negative(a, out=a))
 
     def pow_(self, exponent):
-        def compute(a):
-            a[...] = a**exponent
-
-        return self._inplace(lambda x: ops.arithmetic.pow(x, exponent), compute)
+        """In place: ``self = self ** exponent`` (a number or a tensor)."""
+        return self._binary_inplace(ops.arithmetic.pow, exponent)
 
     def clamp_(self, min=None, max=None):
         def compute(a):

@@ -301,6 +301,8 @@ class Pow(Elementwise):
     def forward(ctx, x, exponent):
         if x.dtype.kind != "f" and isinstance(exponent, float):
             x = x.astype(np.float32)
+        elif x.dtype.kind == "b":  # bool ** int is int64 (NumPy's would be int8)
+            x = x.astype(np.int64)
         if x.dtype.kind in "iu" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(x)
@@ -341,6 +343,8 @@ class PowTensor(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y):
         xp, yp = promote(x, y)
+        if xp.dtype.kind == "b":
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         with np.errstate(all="ignore"):  # 0 ** -1, nan and overflow, silently
             out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
         ctx.save_for_backward(x, y, out)  # the operands themselves (see Mul)

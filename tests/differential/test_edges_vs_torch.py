@@ -375,6 +375,40 @@ def _tangent_dtypes(lib, inp):
 register("promotion/tangent-dtypes", _tangent_dtypes)
 
 
+def _pow_in_place(lib, inp):
+    """x.pow_(exponent) with a tensor exponent (recorded when only the exponent
+    requires grad), with numbers (an integer tensor refuses a float exponent; a
+    negative base gives nan silently); bool bases (bool ** 2 is int64, bool ** bool
+    is not implemented)."""
+    w = lib.tensor([0.5, 2.0], requires_grad=True)
+    y = lib.tensor([2.0, 3.0])
+    y.pow_(w)
+    y.sum().backward()
+    x = lib.tensor([[1.5, -2.0], [0.5, 3.0]])
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    b.pow_(lib.tensor([2.0, 3.0]))
+    (ga,) = lib.autograd.grad(b.sum(), a)
+    return {
+        "y": y,
+        "w": w,
+        "b": b,
+        "ga": ga,
+        "tensor_exponent": x.clone().pow_(lib.tensor([[2.0, 0.5], [1.0, 3.0]])),
+        "half": x.clone().pow_(0.5),
+        "square": x.clone().pow_(2),
+        "int_half": attempt(lambda: lib.tensor([1, 2]).pow_(0.5)),
+        "int_square": lib.tensor([1, 2]).pow_(2),
+        "broadcast_into_0d": attempt(lambda: lib.tensor(2.0).pow_(lib.tensor([1.0, 2.0]))),
+        "bool_square": lib.tensor([True, False]) ** 2,
+        "bool_bool": attempt(lambda: lib.tensor([True, False]) ** lib.tensor([True, True])),
+        "bool_in_place": attempt(lambda: lib.tensor([True, False]).pow_(2)),
+    }
+
+
+register("promotion/pow-in-place", _pow_in_place)
+
+
 # ----------------------------------------------------------------------------- hooks, flags, comparisons
 
 
