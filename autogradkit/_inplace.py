@@ -104,6 +104,8 @@ class InplaceMethods(TensorBase):
 
     def sub_(self, other, *, alpha=1) -> Self:
         """In place: ``self -= alpha * other``."""
+        other_data = other._data if isinstance(other, TensorBase) else other
+        ops.arithmetic.refuse_bool_subtraction(self._data, other_data)
         if alpha == 1:
             return self._inplace(ops.arithmetic.sub, _np_sub_inplace, other)
         return self._inplace(

@@ -163,6 +163,10 @@ class Operators(TensorBase):
         )
 
     def __invert__(self):
+        if self._data.dtype.kind not in "biu":
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return self._make(np.asarray(~self._data))
 
     def __getitem__(self, key):

@@ -115,6 +115,7 @@ class SubScaled(BinaryFunction):
     @staticmethod
     def forward(ctx, x, y, alpha):
         (ctx.alpha,) = alpha
+        refuse_bool_subtraction(x, y)
         x, y = promote_for_arithmetic(x, y)
         return arithmetic(operator.sub, x, arithmetic(operator.mul, ctx.alpha, y))
 
@@ -132,7 +133,7 @@ class Sub(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        _refuse_bool_subtraction(x, y)
+        refuse_bool_subtraction(x, y)
         return promoted_arithmetic(operator.sub, x, y)  # inf - inf is nan without NumPy's warning
 
     @staticmethod
@@ -148,6 +149,7 @@ class Rsub(Elementwise):
 
     @staticmethod
     def forward(ctx, x, c):
+        refuse_bool_subtraction(c, x)
         x, c = promote_for_arithmetic(x, c)
         return arithmetic(operator.sub, c, x)
 
@@ -253,7 +255,7 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def _refuse_bool_subtraction(x, y) -> None:
+def refuse_bool_subtraction(x, y) -> None:
     """PyTorch's refusals of ``-`` on bools (NumPy's words name NumPy)."""
     bools = [_is_bool(x), _is_bool(y)]
     if not any(bools):

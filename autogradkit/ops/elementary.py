@@ -336,6 +336,8 @@ class Sign(_ZeroGradient):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype.kind == "b":
+            return x.copy()  # a bool is its own sign (NumPy has no sign for bools)
         return np.nan_to_num(np.sign(x), nan=0.0)  # sign(nan) is 0 in PyTorch
 
 

@@ -409,6 +409,29 @@ def _pow_in_place(lib, inp):
 register("promotion/pow-in-place", _pow_in_place)
 
 
+def _bool_operands(lib, inp):
+    """Masks in arithmetic: subtraction with a bool tensor is refused in every
+    spelling (1 - mask, sub with alpha, sub_), ~ only takes integers and bools,
+    sign of a bool is the bool."""
+    mask, f, i = lib.tensor([True, False]), lib.tensor([1.5, 2.0]), lib.tensor([3, 4])
+    spellings = {
+        "number_minus_mask": lambda: 1 - mask,
+        "true_minus_float": lambda: True - f,
+        "sub_alpha": lambda: lib.sub(f, mask, alpha=2),
+        "int_sub_": lambda: i.clone().sub_(mask),
+        "mask_sub_": lambda: mask.clone().sub_(mask),
+        "invert_float": lambda: ~f,
+        "invert_int": lambda: ~i,
+        "invert_mask": lambda: ~mask,
+        "sign_mask": lambda: mask.sign(),
+        "torch_sign_mask": lambda: lib.sign(mask),
+    }
+    return {name: attempt(spelling) for name, spelling in spellings.items()}
+
+
+register("promotion/bool-operands", _bool_operands)
+
+
 # ----------------------------------------------------------------------------- hooks, flags, comparisons
 
 
