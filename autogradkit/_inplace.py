@@ -122,10 +122,13 @@ class InplaceMethods(TensorBase):
         """In place: ``self /= other`` (or rounded, with ``rounding_mode=``)."""
         if rounding_mode.get("rounding_mode") is not None:  # keeps integer dtypes
             return self._binary_inplace(ops.arithmetic.div, other, **rounding_mode)
-        if self._data.dtype.kind != "f":  # true division gives floats
-            raise RuntimeError(
-                "result type Float can't be cast to the desired output type "
-                f"{_dtype.scalar_type_name(self._data.dtype)}"
+        if self._data.dtype.kind != "f":  # true division gives floats: refused
+            from .ops._promotion import result_dtype
+
+            other_data = other._data if isinstance(other, TensorBase) else other
+            result = result_dtype(self._data, other_data)
+            _check_inplace_operand(
+                self._data, other_data, result if result.kind == "f" else np.dtype(np.float32)
             )
         if rounding_mode:  # rounding_mode=None given: DivBackward2, as PyTorch
             return self._binary_inplace(ops.arithmetic.div, other, **rounding_mode)
@@ -502,16 +505,12 @@ def _expand_error(tensor, target: tuple, values: np.ndarray) -> RuntimeError:
     )
 
 
-def _check_inplace_operand(data: np.ndarray, other) -> None:
-    """PyTorch's errors for ``a.add_(b)`` when the result would not fit in ``a``."""
+def _check_inplace_operand(data: np.ndarray, other, result: np.dtype | None = None) -> None:
+    """PyTorch's errors for ``a.add_(b)`` when the result would not fit in ``a``: its
+    shape first, then its dtype (``result``: the operation's, when it is not the
+    operands' promoted dtype)."""
     from .ops._promotion import result_dtype
 
-    result = result_dtype(data, other)
-    if not np.can_cast(result, data.dtype, casting="same_kind"):
-        raise RuntimeError(
-            f"result type {_dtype.scalar_type_name(result)} can't be cast to the desired "
-            f"output type {_dtype.scalar_type_name(data.dtype)}"
-        )
     other_shape = np.shape(other)
     try:
         shape = np.broadcast_shapes(data.shape, other_shape)
@@ -520,6 +519,12 @@ def _check_inplace_operand(data: np.ndarray, other) -> None:
     if shape != data.shape:
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
+    result = result_dtype(data, other) if result is None else result
+    if not np.can_cast(result, data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(result)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(data.dtype)}"
         )
 
 

@@ -255,6 +255,10 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def _values_of(operand):
+    return operand._data if isinstance(operand, Tensor) else operand
+
+
 def refuse_bool_subtraction(x, y) -> None:
     """PyTorch's refusals of ``-`` on bools (NumPy's words name NumPy)."""
     bools = [_is_bool(x), _is_bool(y)]
@@ -648,6 +652,7 @@ def sub(input, other, *, alpha=1) -> Tensor:
     if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
         return SubScaled.apply(input, other, (alpha,))  # one SubBackward0, as in PyTorch
     if alpha != 1:
+        refuse_bool_subtraction(_values_of(input), _values_of(other))  # before other * alpha
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     if not isinstance(input, Tensor):
         return rsub(other, input)

@@ -432,6 +432,29 @@ def _bool_operands(lib, inp):
 register("promotion/bool-operands", _bool_operands)
 
 
+def _in_place_refusals(lib, inp):
+    """An in-place result that fits neither in shape nor in dtype: PyTorch names the
+    shape first; true division names its own result dtype (Double for a float64
+    operand); a Python bool is refused in a subtraction with alpha."""
+    i0, mask = lib.tensor(3), lib.tensor([True, False, True])
+    f64 = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+    spellings = {
+        "int_0d_sub_": lambda: i0.clone().sub_(f64),
+        "mask_mul_": lambda: mask.clone().mul_(lib.ones(2, 3)),
+        "mask_add_": lambda: mask.clone().add_(f64.reshape(3, 1)),
+        "int_div_0d_double": lambda: i0.clone().div_(lib.tensor(2.0, dtype=lib.float64)),
+        "int_div_number": lambda: i0.clone().div_(2.0),
+        "int_div_int": lambda: i0.clone().div_(lib.tensor(2)),
+        "int_div_vector": lambda: i0.clone().div_(lib.ones(3)),
+        "sub_alpha_python_bool": lambda: lib.sub(f64, True, alpha=2),
+        "fits": lambda: f64.clone().mul_(lib.tensor(2)),
+    }
+    return {name: attempt(spelling) for name, spelling in spellings.items()}
+
+
+register("promotion/in-place-refusals", _in_place_refusals)
+
+
 # ----------------------------------------------------------------------------- hooks, flags, comparisons
 
 
