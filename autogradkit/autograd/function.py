@@ -235,7 +235,6 @@ class Node:
         "needs_input_grad",
         "input_metadata",
         "_sequence_nr",
-        "_inputs",
         "_saved",
         "_saved_sources",
         "__dict__",
@@ -246,7 +245,6 @@ class Node:
     needs_input_grad: tuple[bool, ...]
     input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...]
     _sequence_nr: int | float
-    _inputs: tuple
     # What save_for_backward got (None: nothing, or freed). forward writes it and
     # _record reads it where it is, rather than from a second field copied over:
     # the lines every operation runs meet nodes of many classes, and each store or
@@ -258,6 +256,13 @@ class Node:
     # _RELEASED: freed by a backward pass.
     _saved_sources: Any
     _differentiable = False
+    # The forward's arguments, kept only where something reads them later (see
+    # _record): a class default, set on the node only then, so recording an
+    # operation that keeps none (s + p, t * 1.001) spares a store on a line that
+    # meets nodes of many classes (see _saved). Callgrind (tiny script, mean of 4
+    # heap layouts): forward of the 200-link chain 8.39M -> 8.30M, of the 500-product
+    # fan-out 25.25M -> 25.08M.
+    _inputs: tuple = ()
     _tensor_pre_hooks: list | None = None
     _pre_hooks: list | None = None
     _post_hooks: list | None = None
@@ -675,7 +680,6 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self._saved = self._saved_sources = None
         self.variable = variable
-        self._inputs = ()
         self._next_nodes = self._input_nrs = ()
         self.needs_input_grad = ()
         # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
@@ -1122,7 +1126,8 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, untracked: 
     # The inputs are kept only where something reads them later (the drawing's
     # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
     # every intermediate tensor alive as long as the graph (PyTorch keeps none).
-    ctx._inputs = args if untracked or inputs_saved else ()
+    if untracked or inputs_saved:
+        ctx._inputs = args
 
 
 class _FormulaState(threading.local):
