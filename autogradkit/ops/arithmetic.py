@@ -307,6 +307,8 @@ class Pow(Elementwise):
     def forward(ctx, x, exponent):
         if x.dtype.kind != "f" and isinstance(exponent, float):
             x = x.astype(np.float32)
+        elif x.dtype.kind == "b" and isinstance(exponent, bool):
+            return x.copy() if exponent else np.ones_like(x)  # x ** True, x ** False: bools
         elif x.dtype.kind == "b":  # bool ** int is int64 (NumPy's would be int8)
             x = x.astype(np.int64)
         if x.dtype.kind in "iu" and exponent < 0:

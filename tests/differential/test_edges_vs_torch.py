@@ -401,6 +401,8 @@ def _pow_in_place(lib, inp):
         "int_square": lib.tensor([1, 2]).pow_(2),
         "broadcast_into_0d": attempt(lambda: lib.tensor(2.0).pow_(lib.tensor([1.0, 2.0]))),
         "bool_square": lib.tensor([True, False]) ** 2,
+        "bool_true": lib.tensor([True, False]) ** True,
+        "bool_false": lib.tensor([True, False]) ** False,
         "bool_bool": attempt(lambda: lib.tensor([True, False]) ** lib.tensor([True, True])),
         "bool_in_place": attempt(lambda: lib.tensor([True, False]).pow_(2)),
     }
