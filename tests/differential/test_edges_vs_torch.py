@@ -25,6 +25,8 @@ import pytest
 from harness import Program, attempt
 
 PROGRAMS: list[Program] = []
+# Forward-mode programs below: PyTorch's first make_dual warns unless this ran first.
+H.import_torch_jvp_decompositions()
 F32, F64 = "float32", "float64"
 NAN, INF = float("nan"), float("inf")
 # Values where derivatives have kinks, poles or no value at all.
