@@ -226,7 +226,7 @@ def as_tensor(data: Any, dtype: DType | None = None) -> Tensor:
         return data
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy):
         _dtype.from_numpy_dtype(data.dtype)
-        return Tensor._make(data)
+        return Tensor._make(data.view())  # its own array object: see from_numpy
     return tensor(data, dtype=dtype)
 
 
@@ -235,7 +235,10 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtype.from_numpy_dtype(array.dtype)
-    return Tensor._make(array)
+    # A view of the array, not the array object itself: two tensors made from one
+    # array must not share an array object, by which an operation tells which
+    # operand a saved array came from (as detach() does).
+    return Tensor._make(array.view())
 
 
 def _check_device(device) -> None:

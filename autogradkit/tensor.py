@@ -364,7 +364,9 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
     def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data (and version counter) but is cut
         out of the graph: ``requires_grad=False``."""
-        t = Tensor._make(self._data)
+        # A view, not the array itself: each tensor has its own array object, which
+        # is how an operation tells which operand a saved array came from.
+        t = Tensor._make(self._data.view())
         t._version_counter = self._version_counter
         return t
 
@@ -386,8 +388,10 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     @data.setter
     def data(self, value: Tensor) -> None:
-        self._data = (
-            value._data if isinstance(value, Tensor) else np.asarray(value, dtype=self._data.dtype)
+        self._data = (  # (its own array object, as detach() gives)
+            value._data.view()
+            if isinstance(value, Tensor)
+            else np.asarray(value, dtype=self._data.dtype)
         )
         if self._accumulator is not None:
             self._accumulator.leaf_changed()

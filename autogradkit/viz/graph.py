@@ -736,7 +736,9 @@ def _saved_text(node: Node) -> str:
 
 
 def _array(tensor: Tensor) -> np.ndarray:
-    return tensor.detach().numpy()
+    # The tensor's own array object (detach() would give a view of it): the
+    # drawing tells tensors apart by it (_named_original).
+    return tensor.numpy(force=True)
 
 
 def _tooltip(node: GraphNode) -> str:
