@@ -189,16 +189,31 @@ class Squeeze(Linear):
 
     @staticmethod
     def forward(ctx, x, dims):
-        ctx.shape = x.shape
-        return x.squeeze(axis=dims)
+        ctx.shape, ctx.dims = x.shape, dims
+        out = x.squeeze(axis=dims)
+        # NumPy hands back x itself when there is nothing to squeeze; the result
+        # needs an array object of its own (see Tensor.detach).
+        return x.view() if out is x else out
 
     @staticmethod
     def backward(ctx, grad_output):
+        if isinstance(grad_output, Tensor):
+            # create_graph: as PyTorch's unsqueeze_to, one UnsqueezeBackward0 per
+            # dimension put back, lowest first (none if nothing was squeezed).
+            for dim in sorted(ctx.dims):
+                grad_output = grad_output.unsqueeze(dim)
+            return grad_output, None
         return grad_output.reshape(ctx.shape), None
 
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(dim=(…))``: PyTorch's overload for a tuple of dimensions."""
+
+    node_name = "SqueezeBackward2"
 
 
 class SqueezeInplace(Linear):
@@ -780,9 +795,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     shape = input._data.shape
     if dim is None:
         return Squeeze.apply(input, tuple(i for i, n in enumerate(shape) if n == 1))
+    function = SqueezeDims if isinstance(dim, (tuple, list)) else SqueezeDim
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     dims = tuple(_wrap_dim(d, len(shape)) for d in dims)
-    return SqueezeDim.apply(input, tuple(d for d in dims if shape and shape[d] == 1))
+    return function.apply(input, tuple(d for d in dims if shape and shape[d] == 1))
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
