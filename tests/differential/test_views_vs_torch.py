@@ -10,9 +10,11 @@ graphs and gradients in both libraries; a wrong gradient shows as a difference.
 from __future__ import annotations
 
 import zlib
+from functools import partial
 from typing import Any
 
 import harness as H
+import numpy as np
 import pytest
 from harness import Program, attempt
 
@@ -414,6 +416,69 @@ def _no_grad_view_as_operand(lib, inp):
 
 
 register("no-grad-view-as-operand", _no_grad_view_as_operand)
+
+
+def _operand_sharing_an_array(lib, inp):
+    """Two operands with the same memory, one out of the graph (``y.detach()``,
+    ``y.data``, a no-op ``squeeze``, two ``from_numpy`` of one array): each saved
+    value is its own operand's. Found by the state machine: ``y * y.detach()``
+    under create_graph gave a first gradient that required grad and a second
+    derivative of 1 where PyTorch's first gradient is a constant; a version error
+    named the wrong tensor."""
+    out = {}
+    for name in ("detach", "data", "squeeze"):
+        for op in ("mul", "dot", "div"):
+            x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+            y = x * 3
+            other = {"detach": y.detach(), "data": y.data, "squeeze": y.squeeze()}[name]
+            if op == "mul":
+                r = (y * other).sum()
+            elif op == "dot":
+                r = y @ other
+            else:
+                r = (y / other).sum()
+            (g,) = lib.autograd.grad(r, x, create_graph=True)
+            second = attempt(partial(lib.autograd.grad, g.sum(), x, allow_unused=True))
+            out[f"{name}-{op}"] = [g, g.requires_grad, second]
+    array = lib.tensor([1.0, 2.0], dtype=lib.float64).numpy()
+    a, b = lib.from_numpy(array), lib.from_numpy(array)
+    a.requires_grad_()
+    (g,) = lib.autograd.grad((a * b).sum(), a, create_graph=True)
+    out["from_numpy"] = [g, g.requires_grad]
+    leaf = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    view = leaf.t()
+    constant = view.detach()
+    r = view @ constant
+    constant.add_(0.5)
+    out["version-error"] = attempt(lambda: r.backward())
+    return out
+
+
+register("operand-sharing-an-array", _operand_sharing_an_array)
+
+
+def _squeeze_backward_graphs(lib, inp):
+    """squeeze's node names (a tuple of dimensions is SqueezeBackward2) and, under
+    create_graph, its gradient's history: one UnsqueezeBackward0 per dimension put
+    back, none when nothing was squeezed (it was one ViewBackward0)."""
+    out = {}
+    for shape, dim in (
+        ((2, 1), None),
+        ((2, 1, 3, 1), None),
+        ((2, 3), None),
+        ((2, 3), 0),
+        ((1, 2, 1), -1),
+        ((1, 1, 2), (1, 0)),
+        ((1, 1, 2), [2]),
+    ):
+        x = lib.tensor(np.ones(shape), dtype=lib.float64, requires_grad=True)
+        y = (x * 2).squeeze() if dim is None else (x * 2).squeeze(dim)
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        out[f"{shape}-{dim}"] = [y, g]
+    return out
+
+
+register("squeeze-backward-graphs", _squeeze_backward_graphs)
 
 
 def _index_out_of_bounds(lib, inp):
