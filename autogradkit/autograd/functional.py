@@ -20,6 +20,11 @@ grad) unless ``create_graph=True`` and it requires grad, when it is replaced by
 ``x.view_as(x)`` so the results stay connected to it. Results are detached unless
 ``create_graph=True``. With ``strict=True`` an output (or input) that the
 derivative does not depend on is an error instead of zeros.
+
+The steps, their order and the helper names follow PyTorch's
+``torch/autograd/functional.py`` (BSD-3-Clause, copyright the PyTorch
+contributors), so that errors and graphs match; the code and its comments are
+written for this kit.
 """
 
 from __future__ import annotations
