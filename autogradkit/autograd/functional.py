@@ -87,6 +87,17 @@ def _grad_postprocess(results: tuple, create_graph: bool) -> tuple:
     return tuple(_grad_postprocess(r, create_graph) for r in results)
 
 
+def _outputs_and_result(
+    outputs: tuple, is_outputs_tuple: bool, result: tuple, is_result_tuple: bool, create_graph: bool
+) -> tuple:
+    """What vjp, jvp, vhp and hvp return: ``(func(inputs), result)``, each detached
+    unless ``create_graph`` and unpacked where the user gave no tuple."""
+    return (
+        _tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+        _tuple_postprocess(_grad_postprocess(result, create_graph), is_result_tuple),
+    )
+
+
 def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
     if len(other) != len(v):
         if is_other_tuple:
@@ -236,10 +247,7 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _autograd_grad(outputs, xs, vs, create_graph=create_graph)
         result = _fill_in_zeros(grads, xs, strict, create_graph, "back")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
-    )
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -271,10 +279,7 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     with enable_grad() if create_graph else _nothing():
         grads = _autograd_grad(grad_inputs, dummies, vs, create_graph=create_graph)
         result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple),
-    )
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_outputs_tuple, create_graph)
 
 
 def _nothing():
@@ -514,10 +519,7 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _autograd_grad(jac, xs, vs, create_graph=create_graph)
         result = _fill_in_zeros(grads, xs, strict, create_graph, "double_back")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
-    )
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -536,7 +538,4 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
         result = _fill_in_zeros(grads, xs, strict, create_graph, "double_back_trick")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple),
-    )
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
