@@ -28,13 +28,20 @@ from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
-from numpy import ndarray
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import silently
 from ..tensor import Tensor
 from . import grad_mode
-from .function import AccumulateGrad, Edge, Node, _fit_to_input, _plain_gradients, gradient_edge
+from .function import (
+    AccumulateGrad,
+    Edge,
+    Node,
+    _fit_to_input,
+    _fits_input,
+    _plain_gradients,
+    gradient_edge,
+)
 from .function import _fit_array as fit_array
 
 __all__ = ["backward_steps", "BackwardPass", "BackwardStep", "Accumulation"]
@@ -270,16 +277,10 @@ class _GraphTask:
                 if child is None:
                     continue
                 if grad is not None:
-                    # Most gradients fit their input already: an array of its shape
-                    # and (the very same) dtype, or for a 0-d input a NumPy scalar
-                    # of its dtype; the others are summed and cast (Node.apply's rule).
+                    # Summed back to its input's shape and cast to its dtype if it
+                    # does not fit already (Node.apply's rule, for a plain node).
                     shape, dtype = child.input_metadata[node._input_nrs[i]]
-                    fits = (
-                        grad.dtype is dtype and grad.shape == shape
-                        if type(grad) is ndarray
-                        else not shape and type(grad) is dtype.type
-                    )
-                    if not fits:
+                    if not _fits_input(grad, shape, dtype):
                         grad = _fit_to_input(grad, shape, dtype, create_graph)
                     # The first gradient for a node with one output is simply stored.
                     if child in buffers or type(child) is AccumulateGrad or child._multi_output:
