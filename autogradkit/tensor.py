@@ -167,7 +167,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             node = self._accumulator = autograd.function.AccumulateGrad(self)
             if self._hooks is not None:
                 node._tensor_pre_hooks = self._hooks
-                node._hooked = True
+                node._needs_call = True
         return node
 
     def _rebase_history(self, grad_fn: Node) -> None:
@@ -184,7 +184,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             # retain_grad() follows the tensor to its new history (as in PyTorch).
             self._grad_fn._retained = None
             grad_fn._retained = weakref.ref(self)
-            grad_fn._hooked = True
+            grad_fn._needs_call = True
         self._grad_fn, self._output_nr = grad_fn, 0
         self._requires_grad = True
 
@@ -332,7 +332,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
                 self._hooks = []
                 if self._accumulator is not None:
                     self._accumulator._tensor_pre_hooks = self._hooks
-                    self._accumulator._hooked = True
+                    self._accumulator._needs_call = True
             hooks = self._hooks
         hooks.append(hook)
         return autograd.function._RemovableHandle(hooks, hook)

@@ -62,9 +62,9 @@ class _CustomNode(core.Node):
     it keeps tensors (not arrays) and calls the user's ``backward`` with tensors."""
 
     __slots__ = ()
-    # No hook as such: its own apply (the user's backward, on tensors) runs through
-    # _GraphTask._call like a hooked node's, not the engine loop's plain path.
-    _hooked = True
+    # Its own apply (the user's backward, on tensors) runs through _GraphTask._call,
+    # not the engine loop's plain path.
+    _needs_call = True
     _non_differentiable: tuple[Any, ...] = ()
     _dirty: tuple[Any, ...] = ()
     _materialize_grads = True

@@ -262,7 +262,7 @@ class _GraphTask:
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
-            if calls_every_node or node._hooked or type(node) is AccumulateGrad:
+            if calls_every_node or node._needs_call or type(node) is AccumulateGrad:
                 # Captures, hooks, a leaf's .grad, create_graph, a stepper: _call.
                 grad_output, grad_inputs = self._call(node, grad_output)
             else:  # A plain node: its formula, freeing what it saved (fitted below).
@@ -310,7 +310,7 @@ class _GraphTask:
         captures, needed = self.captures, self.needed
         assert captures is not None and needed is not None
         skip = type(node) is AccumulateGrad or node not in needed
-        if skip and node._hooked:
+        if skip and node._needs_call:
             grad = self._tensor_hooks_before(node, grad)
         for position, output_nr in captures.get(node, ()):
             self.captured[position] = grad[output_nr] if node._multi_output else grad
@@ -325,7 +325,7 @@ class _GraphTask:
         or for a node ``autograd.grad`` does not run)."""
         if self.captures is not None and self._capture(node, grad_output):
             return grad_output, []
-        if node._hooked:
+        if node._needs_call:
             grad_output = self._hooks_before(node, grad_output)
         if type(node) is AccumulateGrad:  # A leaf's: into its .grad (written out: a call less)
             previous = node.accumulate(
@@ -339,7 +339,7 @@ class _GraphTask:
                 grad_inputs = node.apply(grad_output, True)
         else:
             grad_inputs = node.apply(grad_output, False)
-        if node._hooked and node._post_hooks is not None:
+        if node._needs_call and node._post_hooks is not None:
             grad_inputs = _run_post_hooks(node, grad_inputs, grad_output)
         if not self.retain_graph and (node._saved is not None or node._release_always):
             node._release()  # 4. Free the saved tensors (a call spared when none).

@@ -270,9 +270,11 @@ class Node:
     # What saved_tensors_hooks' pack hook returned (a class default, not a slot: set
     # only under such hooks, and reading it never makes the node a __dict__).
     _packed: Any = None
-    # True once any hook or retain_grad() is attached: the engine checks this one
-    # flag instead of four attributes per node.
-    _hooked = False
+    # True when the engine must run this node through _GraphTask._call rather than
+    # its plain path: once any hook or retain_grad() is attached (one flag read
+    # instead of four attributes per node), and always for CopySlices and a custom
+    # Function's node, whose backward is more than a formula.
+    _needs_call = False
     # True for a node whose forward made several outputs (split, a custom Function
     # returning a tuple): the engine then keeps one gradient per output for it and
     # its backward receives them all, one argument each.
@@ -459,7 +461,7 @@ class Node:
     def _tensor_hooks(self, output_nr: int) -> list:
         """The hooks registered on the tensor that is output ``output_nr`` of this
         node (``tensor.register_hook``), made on first use."""
-        self._hooked = True
+        self._needs_call = True
         if self._multi_output:
             return self.__dict__.setdefault("_output_hooks", {}).setdefault(output_nr, [])
         if self._tensor_pre_hooks is None:
@@ -468,7 +470,7 @@ class Node:
 
     def _retain(self, tensor: Tensor) -> None:
         """``tensor.retain_grad()`` for the tensor that is one of this node's outputs."""
-        self._hooked = True
+        self._needs_call = True
         if self._multi_output:
             retained = self.__dict__.setdefault("_retained_outputs", {})
             retained[tensor._output_nr] = weakref.ref(tensor)
@@ -480,7 +482,7 @@ class Node:
         new ``grad_inputs``."""
         if self._post_hooks is None:
             self._post_hooks = []
-            self._hooked = True
+            self._needs_call = True
         self._post_hooks.append(fn)
         return _RemovableHandle(self._post_hooks, fn)
 
@@ -489,7 +491,7 @@ class Node:
         ``grad_outputs``."""
         if self._pre_hooks is None:
             self._pre_hooks = []
-            self._hooked = True
+            self._needs_call = True
         self._pre_hooks.append(fn)
         return _RemovableHandle(self._pre_hooks, fn)
 

@@ -231,7 +231,7 @@ def _move_retained_grad(tensor: Tensor, new_fn: Node) -> None:
     if tensor._retains_grad and old_fn is not None:
         old_fn._retained = None
         new_fn._retained = weakref.ref(tensor)
-        new_fn._hooked = True
+        new_fn._needs_call = True
 
 
 # -- in-place changes through a view -------------------------------------------------------
@@ -275,10 +275,10 @@ class CopySlices(Node):
 
     _name = "CopySlices"
     _release_always = True  # see _release
-    # No hook as such: the engine's loop frees a plain node's saved tensors itself
-    # (Node._release written out), so CopySlices, whose _release does more, goes
-    # through _GraphTask._call like a hooked node.
-    _hooked = True
+    # The engine's loop frees a plain node's saved tensors itself (Node._release
+    # written out), so CopySlices, whose _release does more, goes through
+    # _GraphTask._call.
+    _needs_call = True
 
     def __init__(self, base: Tensor, steps: tuple, fn: Node) -> None:
         self._saved = self._saved_sources = None
