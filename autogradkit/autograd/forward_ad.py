@@ -305,7 +305,13 @@ def push_tangent(cls: Any, args: tuple, arrays: list, ctx: Any, result: Tensor) 
     if any(t is not None for t in tangents) and result._data.dtype.kind in "fc":
         jvp_ctx = _tangent_context(cls, args, arrays, tangents)
         value = cls.jvp(jvp_ctx, *tangents)
-        output_tangent = Tensor._make(_fit_tangent(value, result._data))
+        value = _fit_tangent(value, result._data)
+        if result._view is None and any(_aliases(value, t) for t in tangents):
+            # A rule that handed back an input's tangent (an identity): the result's
+            # tangent must be its own, or an in-place change of the result (which
+            # writes into its tangent) would change the input's too.
+            value = value.copy()
+        output_tangent = Tensor._make(value)
         _set_tangent(result, output_tangent)
         node = result._grad_fn
         if node is not None and node is ctx:
@@ -317,6 +323,10 @@ def push_tangent(cls: Any, args: tuple, arrays: list, ctx: Any, result: Tensor) 
             node._output_tangent = holder
     if state.recorder is not None:
         _record_step(args, ctx, cls.node_name, result, output_tangent)
+
+
+def _aliases(value: np.ndarray, tangent: np.ndarray | None) -> bool:
+    return tangent is not None and np.may_share_memory(value, tangent)
 
 
 def _tangent_array(arg: Any) -> np.ndarray | None:
@@ -442,30 +452,38 @@ def write_tangent(tensor: Tensor, key: Any, source: Any) -> None:
 def set_tangent(tensor: Tensor, tangent: Tensor) -> None:
     """After an in-place change of ``tensor``, its tangent is ``tangent``.
 
-    For a view the change is made where PyTorch makes it: in the base's tangent
-    (a copy of it, or zeros if the base had none, with the view's region
-    replaced), which the view and every other view of the base then show; for a
-    dual made by :func:`make_dual` (a view whose base has no tangent) and its
-    views, in the tangent they share, in place (as in PyTorch, the tangent given
-    to ``make_dual`` changes too).
+    As in PyTorch, a tangent that already exists is changed in place, not
+    replaced: a tangent unpacked before the change (``unpack_dual(y).tangent``)
+    shows it, and keeps its dtype. For a view the change is made where PyTorch
+    makes it: in the base's tangent (zeros first if the base had none), which the
+    view and every other view of the base then show; for a dual made by
+    :func:`make_dual` (a view whose base has no tangent) and its views, in the
+    tangent they share (as in PyTorch, the tangent given to ``make_dual`` changes
+    too).
     """
     info = tensor._view
-    if info is None:
-        _set_tangent(tensor, tangent)
+    own = _own_tangent(tensor)
+    if info is None or (own is not None and _own_tangent(info.base) is None):
+        if own is None:
+            _set_tangent(tensor, tangent)
+        else:
+            _write_into(tensor, own, tangent._data)
         return
     base = info.base
     base_tangent = _own_tangent(base)
-    own = _own_tangent(tensor)
-    if base_tangent is None and own is not None:
-        if own._data.flags.writeable:
-            own._data[...] = tangent._data
-        else:  # pragma: no cover - a tangent NumPy cannot write (broadcast): replace it
-            _set_tangent(tensor, tangent)
-        return
-    array = np.zeros_like(base._data) if base_tangent is None else base_tangent._data.copy()
-    _view_of(info.steps, array)[...] = tangent._data
-    _set_tangent(base, Tensor._make(array))
+    if base_tangent is None:
+        base_tangent = Tensor._make(np.zeros_like(base._data))
+        _set_tangent(base, base_tangent)
+    _view_of(info.steps, base_tangent._data)[...] = tangent._data
     _tangents.pop(id(tensor), None)  # from now on the view's tangent is read from the base
+
+
+def _write_into(tensor: Tensor, own: Tensor, values: np.ndarray) -> None:
+    """Write ``values`` into ``tensor``'s own tangent ``own``, in place."""
+    if own._data.flags.writeable:
+        own._data[...] = values
+    else:  # pragma: no cover - a tangent NumPy cannot write (read-only memory): replace it
+        _set_tangent(tensor, Tensor._make(values.astype(own._data.dtype)))
 
 
 # -- watching forward mode ----------------------------------------------------------------

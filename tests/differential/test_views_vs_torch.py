@@ -713,6 +713,42 @@ def _forward_through_pieces(lib, inp):
 register("forward-ad/split-pieces", _forward_through_pieces)
 
 
+def _held_tangents(lib, inp):
+    """A tangent unpacked before an in-place change of its (non-leaf) dual shows the
+    change: PyTorch changes the tangent in place, keeping its dtype; a copy
+    (clone) of a dual has a tangent of its own."""
+    fwAD = lib.autograd.forward_ad
+    held = {}
+    with fwAD.dual_level():
+        x = fwAD.make_dual(lib.tensor(M), lib.tensor([[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]]))
+        d64 = fwAD.make_dual(lib.ones(3, dtype=lib.float64), lib.tensor([1.0, 2.0, 3.0]).double())
+        changes = {
+            "mul_": lambda y: y.mul_(3),
+            "add_dual": lambda y: y.add_(x.exp()),
+            "add_float64_dual": lambda y: y.add_(d64),
+            "sin_": lambda y: y.sin_(),
+            "zero_": lambda y: y.zero_(),
+            "copy_": lambda y: y.copy_(x * 5),
+            "setitem": lambda y: y.__setitem__(0, x[1] * 4),
+            "view_mul_": lambda y: y[1].mul_(-2),
+            "base_mul_": lambda y: y.mul_(x[0]),
+        }
+        for name, change in changes.items():
+            y = x * 2
+            view = y[1]
+            before = {"y": fwAD.unpack_dual(y).tangent, "view": fwAD.unpack_dual(view).tangent}
+            change(y)
+            held[name] = [before, _tangents(lib, {"y": y, "view": view})]
+        c = x.clone()
+        held_c = fwAD.unpack_dual(c).tangent
+        c.mul_(10)
+        held["clone"] = [held_c, fwAD.unpack_dual(x).tangent]
+    return held
+
+
+register("forward-ad/held-tangents", _held_tangents)
+
+
 # Within an index tuple (and in every assignment) PyTorch skips a slice that takes
 # a whole dimension, as written: from 0, step 1, to the size or beyond; x[:, 0:3]
 # of 3 columns is then an alias, y[0:2] = 5 of 2 rows a fill_ of y itself. A lone
