@@ -472,6 +472,12 @@ def hessian(
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
+    if outer_jacobian_strategy == "forward-mode" and vectorize and not (create_graph or strict):
+        from .grad_mode import is_grad_enabled
+
+        if is_grad_enabled():
+            result = _recorded_forward_over_reverse(gradient, xs)
+            return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
     result = jacobian(
         gradient,
         xs,
@@ -481,6 +487,36 @@ def hessian(
         strategy=outer_jacobian_strategy,
     )
     return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
+
+
+def _recorded_forward_over_reverse(gradient: Callable, xs: tuple) -> list:
+    """The forward-over-reverse Hessian, recorded as PyTorch's is.
+
+    PyTorch differentiates the gradient (made with ``create_graph=True`` of inputs
+    it sets to require grad) in forward mode, and its tangents record a graph:
+    the Hessian requires grad even with ``create_graph=False``. autogradkit's
+    tangents record none (docs/differences.md), so the columns are taken from the
+    recorded gradient in reverse mode instead: column ``j`` of input ``k``, for
+    the gradient ``g_i`` of input ``i``, is ``∂g_i/∂x_k[j] = ∂g_k[j]/∂x_i`` (a
+    Hessian is symmetric). As in PyTorch's ``_jacfwd``, the columns of ``g_i``
+    are one tensor, split per input, moved last and reshaped, so a block requires
+    grad when any block of its row does.
+    """
+    from .. import cat
+
+    inner = _grad_preprocess(xs, create_graph=True, need_graph=True)
+    by_rows = jacobian(gradient, inner, create_graph=True)  # [k][i]: ∂g_k/∂x_i
+    numels = [x.nelement() for x in xs]
+    result = []
+    for i, x_i in enumerate(xs):
+        columns = cat([by_rows[k][i].reshape((n, *x_i.shape)) for k, n in enumerate(numels)])
+        result.append(
+            [
+                block.permute(*range(1, block.dim()), 0).reshape((*x_i.shape, *x_k.shape))
+                for block, x_k in zip(columns.split(numels, dim=0), xs)
+            ]
+        )
+    return result
 
 
 def _scalar_function_gradient(

@@ -610,6 +610,49 @@ def _(lib, inp):
     return {"j_requires_grad": j.requires_grad, "x": x}
 
 
+@program("functional-hessian-forward-over-reverse", ignore_graph=True)
+def _(lib, inp):
+    """hessian with outer_jacobian_strategy="forward-mode" requires grad even with
+    create_graph=False (PyTorch's tangents record a graph): every block of a row
+    whose column depends on the inputs, a whole row or none; its backward gives the
+    third derivatives. Graphs below the top node differ (PyTorch's come from vmap)."""
+    F = lib.autograd.functional
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([0.5, -1.0], requires_grad=True)
+    z = lib.tensor(1.5)  # not requiring grad: the Hessian still does
+
+    def f(x, y):
+        return (x**3 * y.sin()).sum() + x[0] * y[1]
+
+    def g(x, y):
+        return (x * y.sin()).sum()  # linear in x: the x-x block is zero
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+        h_f = F.hessian(f, (x, y), vectorize=True, outer_jacobian_strategy="forward-mode")
+        h_g = F.hessian(g, (x, y), vectorize=True, outer_jacobian_strategy="forward-mode")
+        h_z = F.hessian(
+            lambda z: z.exp() * z, z, vectorize=True, outer_jacobian_strategy="forward-mode"
+        )
+        h_lin = F.hessian(
+            lambda x: (x * 3).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"
+        )
+    sum((i + 1) * h.sum() for i, h in enumerate([*h_f[0], *h_f[1]])).backward()
+    flags = {
+        name: [[(b.requires_grad, type(b.grad_fn).__name__) for b in row] for row in h]
+        for name, h in {"f": h_f, "g": h_g}.items()
+    }
+    return {
+        "h_f": h_f,
+        "h_g": h_g,
+        "h_z": [h_z, h_z.requires_grad, type(h_z.grad_fn).__name__],
+        "h_lin": [h_lin, h_lin.requires_grad],
+        "flags": flags,
+        "x": x,
+        "y": y,
+    }
+
+
 def _functional(lib):
     return lib.autograd.functional
 

@@ -715,8 +715,8 @@ register("forward-ad/split-pieces", _forward_through_pieces)
 
 def _held_tangents(lib, inp):
     """A tangent unpacked before an in-place change of its (non-leaf) dual shows the
-    change: PyTorch changes the tangent in place, keeping its dtype; a copy
-    (clone) of a dual has a tangent of its own."""
+    change: PyTorch changes the tangent in place, keeping its dtype; a copy of a dual
+    (clone, x + 0) has a tangent of its own."""
     fwAD = lib.autograd.forward_ad
     held = {}
     with fwAD.dual_level():
@@ -739,10 +739,10 @@ def _held_tangents(lib, inp):
             before = {"y": fwAD.unpack_dual(y).tangent, "view": fwAD.unpack_dual(view).tangent}
             change(y)
             held[name] = [before, _tangents(lib, {"y": y, "view": view})]
-        c = x.clone()
-        held_c = fwAD.unpack_dual(c).tangent
-        c.mul_(10)
-        held["clone"] = [held_c, fwAD.unpack_dual(x).tangent]
+        for name, copy in {"clone": x.clone(), "plus_zero": x + 0}.items():
+            held_copy = fwAD.unpack_dual(copy).tangent
+            copy.mul_(10)
+            held[name] = [held_copy, fwAD.unpack_dual(x).tangent]
     return held
 
 
