@@ -94,8 +94,9 @@ class InplaceMethods(TensorBase):
 
     def add_(self, other, *, alpha=1) -> Self:
         """In place: ``self += alpha * other``."""
-        if alpha == 1:
+        if alpha.__class__ is int and alpha == 1:
             return self._inplace(ops.arithmetic.add, _np_add_inplace, other)
+        alpha = _checked_alpha("add_", self, other, alpha)
         return self._inplace(
             lambda a, b: ops.arithmetic.add(a, b, alpha=alpha),
             lambda a, b: _np_add_scaled_inplace(a, b, alpha),
@@ -106,8 +107,9 @@ class InplaceMethods(TensorBase):
         """In place: ``self -= alpha * other``."""
         other_data = other._data if isinstance(other, TensorBase) else other
         ops.arithmetic.refuse_bool_subtraction(self._data, other_data)
-        if alpha == 1:
+        if alpha.__class__ is int and alpha == 1:
             return self._inplace(ops.arithmetic.sub, _np_sub_inplace, other)
+        alpha = _checked_alpha("sub_", self, other, alpha)
         return self._inplace(
             lambda a, b: ops.arithmetic.sub(a, b, alpha=alpha),
             lambda a, b: _np_add_scaled_inplace(a, b, -alpha),
@@ -328,6 +330,7 @@ class InplaceMethods(TensorBase):
         return self._inplace(ops.pointwise.relu, lambda a: np.maximum(a, 0, out=a))
 
     def abs_(self):
+        ops.pointwise.refuse_bool_abs(self)
         return self._inplace(ops.pointwise.abs, lambda a: np.abs(a, out=a))
 
     def neg_(self):
@@ -338,10 +341,21 @@ class InplaceMethods(TensorBase):
         return self._binary_inplace(ops.arithmetic.pow, exponent)
 
     def clamp_(self, min=None, max=None):
-        def compute(a):
-            np.clip(a, min, max, out=a)
+        """In place: every element limited to ``[min, max]`` (numbers or tensors), as
+        :func:`~autogradkit.clamp` computes it; the result must fit this tensor."""
+        with grad_mode.no_grad():
+            values = ops.pointwise.clamp(self._make(self._data), min, max)._data
+        _check_clamp_result(self._data, values)
+        # A bound that requires grad has the operation recorded, as an operand would.
+        bound = next((b for b in (min, max) if isinstance(b, TensorBase) and b.requires_grad), None)
 
-        return self._inplace(lambda x: ops.pointwise.clamp(x, min, max), compute)
+        def out_of_place(x, _bound=None):
+            return ops.pointwise.clamp(x, min, max)
+
+        def compute(a, _bound=None):
+            a[...] = values
+
+        return self._inplace(out_of_place, compute, bound)
 
     clip_ = clamp_
 
@@ -541,6 +555,35 @@ def _store_inplace(t: TensorBase, values: np.ndarray) -> None:
             f"output with shape {list(t._data.shape)} doesn't match the broadcast shape {list(values.shape)}"
         )
     t._data[...] = values
+
+
+def _checked_alpha(name: str, tensor: TensorBase, other, alpha):
+    """``alpha`` of ``add_``/``sub_`` checked in PyTorch's order: its type, then
+    whether the result fits ``tensor``, then alpha against the result's dtype."""
+    alpha = ops.arithmetic.alpha_number(name, alpha)
+    if isinstance(other, (TensorBase, int, float)):
+        _check_inplace_operand(
+            tensor._data, other._data if isinstance(other, TensorBase) else other
+        )
+    return ops.arithmetic.check_alpha(name, alpha, tensor, other)
+
+
+# clamp_'s messages name the dtype it writes into as C++ does.
+_CLAMP_TARGET_NAMES = {"bool": "bool", "int64": "long int", "float32": "float", "float64": "double"}
+
+
+def _check_clamp_result(data: np.ndarray, values: np.ndarray) -> None:
+    """PyTorch's errors for ``x.clamp_(...)`` whose result does not fit ``x``."""
+    if values.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+            f"{list(values.shape)}"
+        )
+    if not np.can_cast(values.dtype, data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
+            f"output type {_CLAMP_TARGET_NAMES.get(data.dtype.name, data.dtype.name)}"
+        )
 
 
 def _np_add_inplace(a, b):

@@ -19,7 +19,7 @@ from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import MODERATE, added_quietly, arithmetic
 from ..autograd.function import Elementwise, Function, Linear
 from ..tensor import Tensor
-from ._promotion import promote, promote_for_arithmetic, promoted_arithmetic
+from ._promotion import promote, promote_for_arithmetic, promoted_arithmetic, result_dtype
 from .where import Where, select
 
 __all__ = [
@@ -639,10 +639,11 @@ def add(input, other, *, alpha=1) -> Tensor:
     tensor([11., 12.])
     """
     other = _check_operand(other)
-    if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
-        return AddScaled.apply(input, other, (alpha,))  # one AddBackward0, as in PyTorch
-    if alpha != 1:
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = check_alpha("add", alpha, input, other)
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            return AddScaled.apply(input, other, (alpha,))  # one AddBackward0, as in PyTorch
+        other = _scaled(other, alpha)
     if not isinstance(input, Tensor):
         input, other = other, _check_operand(input, "input")
     return Add.apply(input, other)
@@ -651,14 +652,58 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     other = _check_operand(other)
-    if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
-        return SubScaled.apply(input, other, (alpha,))  # one SubBackward0, as in PyTorch
-    if alpha != 1:
-        refuse_bool_subtraction(_values_of(input), _values_of(other))  # before other * alpha
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha.__class__ is not int or alpha != 1:
+        refuse_bool_subtraction(_values_of(input), _values_of(other))  # before alpha's checks
+        alpha = check_alpha("sub", alpha, input, other)
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            return SubScaled.apply(input, other, (alpha,))  # one SubBackward0, as in PyTorch
+        other = _scaled(other, alpha)
     if not isinstance(input, Tensor):
         return rsub(other, input)
     return Sub.apply(input, other)
+
+
+def check_alpha(name: str, alpha, input, other):
+    """PyTorch's checks of ``alpha`` in ``add``/``sub`` (its ``alpha_check``, against
+    the dtype of the result), returning alpha as the number to scale by: a bool
+    for a bool result, where PyTorch computes ``input OR (other AND alpha)``."""
+    alpha = alpha_number(name, alpha)
+    dtype = result_dtype(_values_of(input), _values_of(other))
+    if isinstance(alpha, bool) and dtype != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.kind not in "fc" and not isinstance(alpha, int):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if dtype.kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+    return bool(alpha) if dtype == np.bool_ else alpha
+
+
+def alpha_number(name: str, alpha):
+    """``alpha`` as a Python number, or PyTorch's TypeError for anything else."""
+    if isinstance(alpha, Tensor):
+        alpha = alpha.item()  # PyTorch takes a one-element tensor as its number
+    elif isinstance(alpha, (np.bool_, np.integer)):
+        alpha = int(alpha)  # NumPy scalars are numbers of their kind (a NumPy bool: 0 or 1)
+    elif isinstance(alpha, np.floating):
+        alpha = float(alpha)
+    if not isinstance(alpha, (int, float, complex)):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if type(alpha) is int and not -(2**63) <= alpha < 2**63:
+        raise OverflowError("int too big to convert")
+    return alpha
+
+
+def _scaled(other, alpha):
+    """``alpha * other`` for :func:`add`/:func:`sub`; bools stay bools (AND)."""
+    if isinstance(other, Tensor):
+        return mul(other, alpha)
+    if isinstance(alpha, bool):
+        return other and alpha  # other is a bool too: the result is a bool tensor
+    return other * alpha
 
 
 def rsub(input: Tensor, other) -> Tensor:

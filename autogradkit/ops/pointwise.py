@@ -417,7 +417,14 @@ def sqrt(input: Tensor) -> Tensor:
 
 def abs(input: Tensor) -> Tensor:
     """|x| elementwise."""
+    refuse_bool_abs(input)
     return Abs.apply(input)
+
+
+def refuse_bool_abs(input) -> None:
+    """PyTorch has no ``abs`` for bool tensors (NumPy's would give the bools back)."""
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -439,6 +446,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Limit every element to ``[min, max]``; bounds may be numbers or tensors."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _refuse_bool_clamp(input, min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # PyTorch's ClampBackward0 always lists three inputs (x, min, max), with
         # (None, 0) for a missing bound: a placeholder tensor stands in for it.
@@ -449,6 +457,28 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
                 f"clamp(): argument '{name}' must be a number or a Tensor, not {type(bound).__name__}"
             )
     return Clamp.apply(input, min, max)
+
+
+def _refuse_bool_clamp(input: Tensor, min, max) -> None:
+    """PyTorch has no clamp whose result is bool (bool tensor, bool bounds) but the
+    one with a single tensor bound (a maximum or minimum). A Python number among
+    the bounds picks its kernel for numbers, named by the bounds given."""
+    if not isinstance(input, Tensor) or input._data.dtype != np.bool_:
+        return
+    given = [bound for bound in (min, max) if bound is not None]
+    if result_dtype(input._data, *(_values(bound) for bound in given)) != np.bool_:
+        return
+    if all(isinstance(bound, Tensor) for bound in given):
+        if len(given) == 1:
+            return
+        kernel = "clamp_cpu"
+    elif min is None:
+        kernel = "clamp_max_scalar_cpu"
+    elif max is None:
+        kernel = "clamp_min_scalar_cpu"
+    else:
+        kernel = "clamp_scalar_cpu"
+    raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 _NO_BOUND = np.empty(0)
@@ -462,6 +492,7 @@ def clamp_min(input: Tensor, min) -> Tensor:
     """max(x, min) elementwise, ``min`` a number."""
     if isinstance(min, Tensor):
         return ClampTensor.apply(input, min, _bound(None))
+    _refuse_bool_clamp(input, min, None)
     return ClampMin.apply(input, min, None)
 
 

@@ -667,6 +667,130 @@ errors(
 )
 
 
+# ----------------------------------------------------------------------------- dtype rules of abs, clamp, alpha
+
+
+def expressions(pid: str, *sources: str) -> None:
+    """A program that evaluates each Python expression (names: ``lib``, a bool
+    tensor ``b``, an int64 tensor ``i``, a float tensor ``x``, 0-d bool tensors
+    ``T``/``F``) and records what it returned or raised."""
+
+    def fn(lib, inp):
+        names = {
+            "lib": lib,
+            "np": np,
+            "b": lib.tensor([True, False]),
+            "i": lib.tensor([2, -3]),
+            "x": lib.tensor([1.5, -2.0]),
+            "T": lib.tensor(True),
+            "F": lib.tensor(False),
+        }
+        return {src: attempt(lambda src=src: eval(src, names)) for src in sources}
+
+    program(pid)(fn)
+
+
+expressions(
+    "bool-abs-and-clamp",
+    "b.abs()",
+    "lib.abs(b)",
+    "abs(b)",
+    "b.clone().abs_()",
+    "lib.tensor([], dtype=lib.bool).abs()",
+    "b.clamp(min=True)",
+    "b.clamp(max=True)",
+    "b.clamp(None, True)",
+    "b.clamp(False, True)",
+    "b.clamp(T, True)",
+    "b.clamp(F, T)",
+    "b.clamp(min=T)",
+    "b.clamp(max=T)",
+    "b.clamp(0, 1)",
+    "b.clamp(True, 1)",
+    "b.clamp(min=0.5)",
+    "b.clamp_min(True)",
+    "b.clamp_min(T)",
+    "b.clip(min=True)",
+    "lib.clamp(b, max=True)",
+    "lib.tensor(True).clamp(max=True)",
+    "i.clamp(max=True)",
+    "b.clone().clamp_(min=True)",
+    "b.clone().clamp_(0, 1)",
+    "b.clone().clamp_(max=1.5)",
+    "b.clone().clamp_(F, T)",
+    "b.clone().clamp_(min=T)",
+    "b.clone().clamp_(T, 1)",
+    "i.clone().clamp_(0.5, 1)",
+    "i.clone().clamp_(min=True)",
+)
+expressions(
+    "add-sub-alpha",
+    "lib.add(b, b, alpha=2)",
+    "lib.add(b, b, alpha=0)",
+    "lib.add(b, b, alpha=-1)",
+    "lib.add(b, b, alpha=True)",
+    "lib.add(b, True, alpha=2)",
+    "lib.add(b, False, alpha=5)",
+    "lib.add(True, b, alpha=5)",
+    "lib.add(b, 1, alpha=2)",
+    "lib.add(b, i, alpha=2)",
+    "b.add(b, alpha=2)",
+    "b.clone().add_(b, alpha=2)",
+    "b.clone().add_(True, alpha=0)",
+    "lib.add(b, b, alpha=1.5)",
+    "lib.add(i, i, alpha=1.5)",
+    "lib.add(i, i, alpha=1.0)",
+    "lib.add(i, 2, alpha=1.0)",
+    "lib.add(i, 2.5, alpha=2)",
+    "lib.add(i, i, alpha=True)",
+    "lib.add(x, x, alpha=True)",
+    "lib.add(x, 2, alpha=1.0)",
+    "lib.add(x, x, alpha=lib.tensor(True))",
+    "lib.add(i, i, alpha=lib.tensor(1.5))",
+    "lib.add(x, x, alpha=lib.tensor(2.0))",
+    "lib.add(i, i, alpha=np.float64(2))",
+    "lib.add(i, i, alpha=np.int64(2))",
+    "lib.add(x, x, alpha=np.bool_(True))",
+    "lib.add(b, b, alpha=2+0j)",
+    "lib.add(x, x, alpha=2+0j)",
+    "lib.add(b, b, alpha='2')",
+    "lib.sub(x, x, alpha=None)",
+    "x.sub(x, alpha=[1])",
+    "b.clone().add_(b, alpha='2')",
+    "x.clone().sub_(x, alpha=None)",
+    "i.clone().add_(i, alpha=1.5)",
+    "x.clone().add_(x, alpha=True)",
+    "i.clone().add_(x, alpha=True)",
+    "lib.sub(i, i, alpha=1.5)",
+    "lib.sub(x, x, alpha=True)",
+    "lib.sub(i, 2, alpha=1.5)",
+    "lib.sub(b, 2, alpha=2)",
+    "lib.add(i, i, alpha=2**70)",
+)
+
+
+@program("clamp_-tensor-bounds")
+def _(lib, inp):
+    """clamp_ with tensor bounds, recorded or not (NumPy's clip refused tensors)."""
+    x = lib.tensor([1.5, -2.0, 0.5])
+    m = lib.tensor([0.0, -3.0, 1.0], requires_grad=True)
+    tried = {
+        "min_0d": attempt(lambda: x.clone().clamp_(min=lib.tensor(0.0))),
+        "both": attempt(lambda: x.clone().clamp_(lib.tensor([0.0, -3, 1]), lib.tensor(1.0))),
+        "max_int": attempt(lambda: x.clone().clamp_(max=lib.tensor(0))),
+        "clip_": attempt(lambda: x.clone().clip_(min=lib.tensor(0.0))),
+        "broadcast": attempt(lambda: x.clone().clamp_(min=lib.tensor([[0.0], [1.0]]))),
+        "none": attempt(lambda: x.clone().clamp_()),
+    }
+    z = x.clone()
+    z.clamp_(min=m)  # only the bound requires grad: recorded all the same
+    leaf = lib.tensor([1.5, -2.0, 0.5], requires_grad=True)
+    y = leaf * 1
+    y[1:].clamp_(max=lib.tensor(0.0))
+    (z.sum() + y.sum()).backward()
+    return {"tried": tried, "z": z, "y": y, "m": m, "leaf": leaf}
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
