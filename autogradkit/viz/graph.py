@@ -326,17 +326,25 @@ def _output_shapes(ops: list[Node], roots: list[Tensor]) -> dict[Node, tuple]:
 CHAR_WIDTH = 7.4  # px per character of the 12px monospace font (a little to spare)
 LINE_HEIGHT = 15.0
 PADDING = 8.0
-COLUMN_GAP = 46.0
+# Room for an arrow between columns: enough for its curve and head, no more, so
+# that a chain of seven boxes (notebook 4's model(1.5)) stays within FOLD_WIDTH.
+COLUMN_GAP = 32.0
 ROW_GAP = 16.0
 MARGIN = 10.0
 # A graph wider than this is folded into bands (rows of columns), read like text.
-FOLD_WIDTH = 2400.0
+# Shrunk to MIN_SCALE, a drawing this wide is 650 px: what JupyterLab's output area
+# has at 1100 px with the file browser open. So every drawing fits a laptop's
+# notebook without scrolling sideways (the backward stepper folds at it too).
+FOLD_WIDTH = 1000.0
 # More bands than this and the middle ones are summarised in one box.
 MAX_BANDS = 6
 # An arrow spanning more columns than this runs along a lane above its target's band.
 LONG_SPAN = 3
 LANE_GAP = 9.0
 BAND_GAP = 30.0
+# Folded, the bands start this much further right, so that the arrow coming down
+# from the previous band's lane into the first box is long enough to show its head.
+FOLD_INDENT = 14.0
 
 
 def layout(
@@ -448,21 +456,37 @@ def _columns(nodes: list[GraphNode]) -> list[list]:
 def _bands(columns: list[list], fold_width: float) -> list[range]:
     """Consecutive columns cut into bands: as many as cutting each one at
     ``fold_width`` needs, with the columns shared about equally between them, so
-    that the last band is not a stub of one or two boxes."""
+    that the last band is not a stub of one or two boxes. No band is drawn wider
+    than ``fold_width`` (unless one column alone is)."""
     widths = [max((n.width for n in column), default=0.0) + COLUMN_GAP for column in columns]
+    # What a band's columns may add up to (the last one needs no gap after it).
+    room = fold_width + COLUMN_GAP - 2 * MARGIN
+    if sum(widths) <= room:
+        return [range(len(columns))]
+    room -= FOLD_INDENT
     count, used = 1, 0.0
     for index, width in enumerate(widths):
-        if index > 0 and used + width > fold_width:
+        if index > 0 and used + width > room:
             count, used = count + 1, 0.0
         used += width
-    # Each column goes to the band its middle falls in, at equal shares of the total.
+    while True:
+        bands = _equal_shares(widths, count)
+        # Equal shares may give a band one column more than fits: one band more.
+        if count >= len(widths) or all(sum(widths[i] for i in band) <= room for band in bands):
+            return bands
+        count += 1
+
+
+def _equal_shares(widths: list[float], count: int) -> list[range]:
+    """``count`` bands of consecutive columns: each column goes to the band its
+    middle falls in, at equal shares of the total width."""
     share = sum(widths) / count
     band_of, done = [], 0.0
     for width in widths:
         band_of.append(min(int((done + width / 2) // share), count - 1))
         done += width
-    starts = [i for i in range(len(columns)) if i == 0 or band_of[i] != band_of[i - 1]]
-    return [range(a, b) for a, b in itertools.pairwise([*starts, len(columns)])]
+    starts = [i for i in range(len(widths)) if i == 0 or band_of[i] != band_of[i - 1]]
+    return [range(a, b) for a, b in itertools.pairwise([*starts, len(widths)])]
 
 
 def _summarise(graph: Graph, columns: list[list], bands: list[range]) -> None:
@@ -608,7 +632,7 @@ def _place(
     for number, band in enumerate(bands):
         band_columns = [columns[i] for i in band]
         top += len(lanes[number]) * LANE_GAP
-        x = MARGIN
+        x = MARGIN + (FOLD_INDENT if len(bands) > 1 else 0.0)
         for column in band_columns:
             width = max((n.width for n in column), default=0)
             for node in column:
@@ -889,10 +913,12 @@ def draw_graph(
         Also list, per operation, the shapes of the tensors it saved for backward
         ("freed" once a backward pass without ``retain_graph`` has run).
 
-    Big graphs: an arrow spanning many columns (a weight used at every step of a
-    loop) runs along a lane above its target's row; a graph wider than about
-    2,400 px folds into rows read like text, the arrow from the end of one row
-    running along a lane to the start of the next; past six rows, the middle rows
+    Wide and big graphs: a graph wider than about 1,000 px (``FOLD_WIDTH``) folds
+    into rows read like text, the arrow from the end of one row running along a
+    lane to the start of the next, so that the drawing fits a notebook (shrunk no
+    further than ``MIN_SCALE``, it fits JupyterLab's output area at 1100 px with the
+    file browser open). An arrow spanning many columns (a weight used at every step
+    of a loop) runs along a lane above its target's row; past six rows, the middle rows
     become one dashed "⋯ N operations not drawn ⋯" box listing the most frequent
     operations, and the first and last rows are drawn in full (:func:`layout`).
 

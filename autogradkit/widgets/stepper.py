@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from ..viz._html import svg_img
 from ..viz.grad_svg import grad_panel_svg
 from ..viz.graph import (
+    FOLD_WIDTH,
     MIN_SCALE,
     Graph,
     GraphEdge,
@@ -49,9 +50,10 @@ FONT_PX = 14
 # The panel is at least this wide beside the plots (the widest formula, ∂ℓ/∂z of the
 # binary cross-entropy, fits); narrower, the plots move below it.
 PANEL_MIN_PX = 440
-# The graph folds into rows past this width (at scale 1): at MIN_SCALE it is then
-# 650 px wide, what JupyterLab's output area has at 1100 px with the file browser open.
-FOLD_PX = 1000
+# The graph folds into rows past this width (at scale 1), as draw_graph's does: at
+# MIN_SCALE it is then 650 px wide, what JupyterLab's output area has at 1100 px
+# with the file browser open.
+FOLD_PX = FOLD_WIDTH
 
 
 class BackwardStepper(FallbackVBox):

@@ -51,6 +51,21 @@ _SHOWN = """(root) => Array.from(root.querySelectorAll('img')).filter(
 ).length"""
 
 
+# Pictures a reader would have to scroll sideways to see whole: an element between
+# the picture and its output area that scrolls, or a picture sticking out of it.
+_SCROLLING_PICTURES = """(root) => Array.from(root.querySelectorAll('.jp-OutputArea-output img'))
+    .map(img => {
+        const output = img.closest('.jp-OutputArea-output');
+        for (let e = img.parentElement; e !== output; e = e.parentElement) {
+            if (e.scrollWidth > e.clientWidth + 1) {
+                return `${e.className} scrolls: ${e.scrollWidth} px in ${e.clientWidth}`;
+            }
+        }
+        const over = img.getBoundingClientRect().right - output.getBoundingClientRect().right;
+        return over > 1 ? `${img.alt.slice(0, 60)} sticks out by ${over} px` : null;
+    }).filter(Boolean)"""
+
+
 def _open_without_running(page, server, name: str):
     workspace = "agk-untrusted-" + re.sub(r"\W", "-", name)
     page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={server.token}")
@@ -89,6 +104,20 @@ def test_every_drawing_is_a_picture_before_running(
     if pictures.count():
         pictures.last.scroll_into_view_if_needed()
         save_screenshot(pictures.last, f"untrusted-{name[:2]}-last-picture")
+
+    # A laptop's JupyterLab, 1100 px wide with the file browser open: every picture
+    # fits the output area (wide graphs fold; shrunk no further than is readable).
+    page.set_viewport_size({"width": 1100, "height": 1000})
+    poll(
+        lambda: panel.evaluate("p => p.getBoundingClientRect().right <= window.innerWidth"),
+        UI_TIMEOUT,
+        "JupyterLab to lay the notebook out at 1100 px",
+    )
+    assert page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").count()
+    scrolling = outputs.evaluate(_SCROLLING_PICTURES)
+    if pictures.count():
+        save_screenshot(pictures.first, f"untrusted-{name[:2]}-first-picture-1100")
+    assert not scrolling, f"{name} at 1100 px: pictures to scroll sideways: {scrolling}"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,14 @@
 """A learner's tour, for people to look at (not a test): every notebook opened in a
-fresh JupyterLab, screenshotted before running (as committed: untrusted) and after
-Run All, at 1100 and 1400 px.
+fresh JupyterLab (file browser open, as it starts), screenshotted before running (as
+committed: untrusted) and after Run All, at 1100 and 1400 px, page by page from the
+top to the bottom of the notebook.
 
-    python tests/e2e/tour.py            # screenshots in tests/e2e/artifacts/tour/
+    python tests/e2e/tour.py              # every notebook; screenshots in tests/e2e/artifacts/tour/
+    python tests/e2e/tour.py 01 04        # those whose names start so
+
+Pages are ``NN-before-WIDTH-pKK.png`` and ``NN-after-WIDTH-pKK.png``. The tour also
+lists what a learner would have to scroll sideways to see (an output wider than the
+output area) and every output written to stderr, in ``report.txt`` beside them.
 
 Uses the end-to-end tests' helpers (Chromium at /usr/bin/chromium, Playwright)."""
 
@@ -21,18 +27,51 @@ from e2e_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, KERNEL_TIMEOUT, NOTE
 from test_lab import click_menu, wait_kernel_idle
 
 OUT = ARTIFACTS / "tour"
+WIDTHS = (1100, 1400)
+HEIGHT = 900
+
+# Outputs whose content is wider than the output area, and stderr outputs, by cell.
+_FINDINGS = """() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const cells = Array.from(panel.querySelectorAll('.jp-Notebook .jp-Cell'));
+    const found = [];
+    cells.forEach((cell, index) => {
+        cell.querySelectorAll('.jp-OutputArea-output').forEach(output => {
+            const area = output.getBoundingClientRect();
+            for (const e of [output, ...output.querySelectorAll('*')]) {
+                if (e.scrollWidth > e.clientWidth + 1
+                    && /auto|scroll/.test(getComputedStyle(e).overflowX)) {
+                    found.push(`cell ${index}: scrolls sideways (${e.scrollWidth} px in `
+                               + `${e.clientWidth}): ${e.tagName.toLowerCase()}.${e.className}`);
+                    break;
+                }
+                if (e.getBoundingClientRect().right > area.right + 2) {
+                    found.push(`cell ${index}: sticks out of the output area: `
+                               + `${e.tagName.toLowerCase()}.${e.className}`);
+                    break;
+                }
+            }
+            if (output.dataset.mimeType === 'application/vnd.jupyter.stderr') {
+                found.push(`cell ${index}: stderr: ${output.textContent.slice(0, 120)}`);
+            }
+        });
+    });
+    return found;
+}"""
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
+    report: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         root, home = Path(tmp) / "notebooks", Path(tmp) / "home"
         root.mkdir()
         home.mkdir()
         for source in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"):
-            shutil.copy2(source, root / source.name)
+            if not argv or source.name.startswith(tuple(argv)):
+                shutil.copy2(source, root / source.name)
         server = _start_lab(root, home)
         try:
             with sync_playwright() as playwright:
@@ -40,26 +79,25 @@ def main() -> int:
                     executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
                 )
                 for path in sorted(root.glob("*.ipynb")):
-                    tour(browser, server, path.name)
+                    report += tour(browser, server, path.name)
                 browser.close()
         finally:
             server.stop()
+    (OUT / "report.txt").write_text("\n".join(report) + "\n", encoding="utf-8")
+    print("\n".join(report))
     print(f"screenshots in {OUT}")
     return 0
 
 
-def tour(browser, server, name: str) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+def tour(browser, server, name: str) -> list[str]:
+    context = browser.new_context(viewport={"width": WIDTHS[-1], "height": HEIGHT})
     page = context.new_page()
     workspace = "tour-" + re.sub(r"\W", "-", name)
     page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={server.token}")
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").wait_for(timeout=KERNEL_TIMEOUT * 1000)
     wait_kernel_idle(page)
     stem = name[:2]
-    for width in (1400, 1100):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(OUT / f"{stem}-before-{width}.png"))
-    page.set_viewport_size({"width": 1400, "height": 900})
+    report = pages(page, f"{stem}-before")
     click_menu(page, "Run", "Run All Cells")
     page.wait_for_function(
         """() => Array.from(document.querySelectorAll(
@@ -68,23 +106,30 @@ def tour(browser, server, name: str) -> None:
         timeout=KERNEL_TIMEOUT * 1000,
     )
     wait_kernel_idle(page)
-    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer")
-    for width in (1400, 1100):
-        page.set_viewport_size({"width": width, "height": 900})
-        notebook.evaluate("n => n.scrollTo(0, 0)")
-        page.screenshot(path=str(OUT / f"{stem}-after-{width}.png"))
-        widgets = page.locator(".jp-OutputArea-output:has(.widget-button, .agk-jacobian)")
-        if widgets.count():
-            widgets.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(OUT / f"{stem}-after-{width}-widget.png"))
-        errors = page.locator(
-            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-        )
-        if errors.count():
-            errors.first.scroll_into_view_if_needed()
-            page.screenshot(path=str(OUT / f"{stem}-after-{width}-error.png"))
+    report += pages(page, f"{stem}-after")
     context.close()
+    return report
+
+
+def pages(page, prefix: str) -> list[str]:
+    """Screenshots from the top of the notebook to its bottom at each width; what
+    overflows there."""
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer")
+    report = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        page.mouse.move(0, 0)  # no hover highlight in the pictures
+        top, number = 0, 1
+        while True:
+            notebook.evaluate("(n, top) => n.scrollTo(0, top)", top)
+            page.screenshot(path=str(OUT / f"{prefix}-{width}-p{number:02d}.png"))
+            height, view = notebook.evaluate("n => [n.scrollHeight, n.clientHeight]")
+            if top + view >= height:
+                break
+            top, number = top + int(view * 0.9), number + 1
+        report += [f"{prefix}-{width}: {finding}" for finding in page.evaluate(_FINDINGS)]
+    return report
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

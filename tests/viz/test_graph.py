@@ -291,7 +291,9 @@ def test_ordering_untangles_a_crossed_ladder():
     total = seconds[0]
     for s in seconds[1:]:
         total = total + s
-    graph = draw_graph(total.sum()).graph
+    graph = build_graph(total.sum())
+    # In one row: crossings are counted between neighbouring columns of a band.
+    layout(graph, {n: node_lines(n) for n in graph.nodes}, fold_width=float("inf"))
     assert_readable(graph)
     assert crossings(graph) == 0
 
@@ -335,7 +337,8 @@ def test_a_hundred_node_graph_stays_readable():
     root = (h * h).sum()
     graph = build_graph(root)
     lines = {n: node_lines(n) for n in graph.nodes}
-    layout(graph, lines)
+    # Bands of 2,400 px: few enough that the whole graph is drawn, none summarised.
+    layout(graph, lines, fold_width=2400.0)
     assert len(graph.nodes) >= 70
     assert_readable(graph)
     columns = max(n.layer for n in graph.nodes) + 1
@@ -381,13 +384,13 @@ def shared_chain(n):
 def test_a_long_chain_folds_into_bands_read_like_text():
     from autogradkit.viz.graph import FOLD_WIDTH, LONG_SPAN
 
-    h, w, y = shared_chain(60)
+    h, w, y = shared_chain(30)
     graph = draw_graph(h, {"w": w, "y": y}).graph
     assert_readable(graph)
     bands = {n.band for n in graph.nodes}
-    assert len(bands) > 1 and graph.width <= FOLD_WIDTH + 300  # folded, not one long row
+    assert len(bands) > 1 and graph.width <= FOLD_WIDTH  # folded, not one long row
     ops = sorted((n for n in graph.nodes if n.kind == "op"), key=lambda n: n.layer)
-    assert len(ops) == 60 and all(n.kind != "summary" for n in graph.nodes)
+    assert len(ops) == 30 and all(n.kind != "summary" for n in graph.nodes)
     for a, b in itertools.pairwise(ops):  # in reading order: along a band, then the next
         assert (a.band, a.x) < (b.band, b.x)
     # w's arrows to far-away steps run along a lane just above their target's band.
@@ -417,10 +420,10 @@ def test_folded_bands_share_the_columns_about_equally(fold_width):
         spans[node.band] = (min(low, node.x), max(high, node.x + node.width))
     widths = [high - low + COLUMN_GAP for low, high in spans.values()]
     widest_column = max(n.width for n in graph.nodes) + COLUMN_GAP
-    one_row = draw_graph(h, {"w": w, "y": y}).graph.width
+    one_row = layout(build_graph(h, {"w": w, "y": y}), fold_width=float("inf")).width
     assert len(widths) > 1 and len(widths) <= one_row // fold_width + 2
     assert max(widths) - min(widths) < widest_column
-    assert max(widths) <= fold_width + widest_column
+    assert graph.width <= fold_width
 
 
 def test_a_very_long_graph_summarises_its_middle_and_stays_small():
@@ -473,3 +476,51 @@ def test_a_graph_rewritten_through_views_is_drawn():
     names = {short(n.autograd_node.name()) for n in drawing.graph.nodes if n.kind == "op"}
     assert {"CopySlices", "AsStridedBackward0", "MulBackward0"} <= names
     ET.fromstring(drawing.svg)  # well-formed
+
+
+# -- fitting a notebook ------------------------------------------------------------------
+# JupyterLab's output area at a window of 1100 px with the file browser open (measured
+# in Chromium: 660 px; a little to spare for other fonts and scrollbars).
+OUTPUT_AREA_AT_1100_PX = 650
+
+
+def _min_widths(html: str) -> list[float]:
+    return [float(w) for w in re.findall(r"min-width:([\d.]+)px", html)]
+
+
+def _notebook_4_model(value):
+    out = value
+    while out < 100:
+        out = out * out
+    return out.log() if out > 1000 else out / 10
+
+
+def test_the_notebooks_drawings_fit_jupyterlab_at_1100_px_without_scrolling():
+    """A drawing shrinks with the page down to MIN_SCALE, then scrolls sideways. The
+    drawings of notebooks 1, 3 and 4 (the tutorial's graph, with and without the
+    saved tensors and gradients, and notebook 4's two chains drawn to one scale) must
+    fit before that: wide ones fold into rows."""
+    from autogradkit.viz import stack
+    from autogradkit.viz.graph import MIN_SCALE
+
+    x, y, w, b, z, loss = tutorial_graph(torch)
+    drawings = {
+        "tutorial": draw_graph(loss),
+        "tutorial, saved": draw_graph(loss, {"w": w, "b": b}, show_saved=True),
+    }
+    loss.backward(retain_graph=True)
+    drawings["tutorial, saved, after backward"] = draw_graph(loss, show_saved=True)
+    for name, drawing in drawings.items():
+        html = drawing._repr_html_()
+        assert _min_widths(html) == [pytest.approx(drawing.graph.width * MIN_SCALE, abs=1)]
+        assert max(_min_widths(html)) <= OUTPUT_AREA_AT_1100_PX, f"{name} scrolls at 1100 px"
+        assert_readable(drawing.graph)
+    a1 = torch.tensor(1.5, requires_grad=True)
+    a2 = torch.tensor(3.0, requires_grad=True)
+    chains = {
+        "model(1.5)": draw_graph(_notebook_4_model(a1)),
+        "model(3.0)": draw_graph(_notebook_4_model(a2)),
+    }
+    # The two chains compare at a glance: each in one row, not folded.
+    assert all(len({n.band for n in d.graph.nodes}) == 1 for d in chains.values())
+    assert max(_min_widths(stack(chains)._repr_html_())) <= OUTPUT_AREA_AT_1100_PX

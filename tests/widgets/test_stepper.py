@@ -452,14 +452,15 @@ def test_a_wide_graph_folds_to_fit_a_notebook_and_shrinks_only_so_far():
     so that at MIN_SCALE it fits JupyterLab's output area at 1100 px with the file
     browser open; the drawing shrinks with the page, but not below MIN_SCALE (then
     it scrolls), live and in the static picture alike."""
-    from autogradkit.viz.graph import MIN_SCALE
+    from autogradkit.viz.graph import MIN_SCALE, build_graph, layout
     from autogradkit.widgets.stepper import FOLD_PX
 
     v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
     first, second = v.split([2, 1])
     wave, _ = SinCos.apply(first)
     loss = (wave.sigmoid() * 3).sum() + second.sum()
-    assert torch.viz.draw_graph(loss).graph.width > FOLD_PX  # one row: too wide
+    one_row = layout(build_graph(loss), fold_width=float("inf"))
+    assert one_row.width > FOLD_PX  # one row: too wide
     stepper = BackwardStepper(loss, params={"v": v})
     assert stepper.graph.width <= FOLD_PX and len({n.band for n in stepper.graph.nodes}) == 2
     head = stepper.svg.split(">", 1)[0]
@@ -469,11 +470,11 @@ def test_a_wide_graph_folds_to_fit_a_notebook_and_shrinks_only_so_far():
     # A graph that fits is drawn as draw_graph draws it, in one row.
     small = BackwardStepper(fan_out()[0])
     assert len({n.band for n in small.graph.nodes}) == 1
-    # Shown three times as large, the rows stay 500 px of drawing wide (four rows),
-    # not 333 px slivers of a box or two (six rows; more would pass MAX_BANDS and hide
+    # Shown three times as large, the rows stay 500 px of drawing wide (three rows),
+    # not 333 px slivers of a box or two (more rows would soon pass MAX_BANDS and hide
     # the middle of a graph in a summary box).
     big = BackwardStepper(loss, params={"v": v}, scale=3)
-    assert len({n.band for n in big.graph.nodes}) == 4 and 400 < big.graph.width <= 500
+    assert len({n.band for n in big.graph.nodes}) == 3 and 400 < big.graph.width <= 500
 
 
 def test_the_formula_is_shown_one_line_per_part():
