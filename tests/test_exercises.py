@@ -168,15 +168,24 @@ CASES = cases()
 IDS = [case[0] for case in CASES]
 
 
+def _fits(text: str) -> bool:
+    """No line longer than JupyterLab's output area holds at 1100 px (about 85
+    characters; a longer one is wrapped mid-word)."""
+    return all(len(line) <= 80 for line in text.splitlines())
+
+
 @pytest.mark.parametrize(("name", "check", "right", "wrong", "context"), CASES, ids=IDS)
 def test_learning_mode(capsys, monkeypatch, name, check, right, wrong, context):
     monkeypatch.delenv("AUTOGRADKIT_GRADING", raising=False)
     check(None, *context)
-    assert capsys.readouterr().out.startswith("Hint: ")
+    said = capsys.readouterr().out
+    assert said.startswith("Hint: ") and _fits(said), said
     check(wrong, *context)
-    assert capsys.readouterr().out.startswith("Not yet: ")
+    said = capsys.readouterr().out
+    assert said.startswith("Not yet: ") and _fits(said), said
     check(right, *context)
-    assert capsys.readouterr().out.startswith("Correct: ")
+    said = capsys.readouterr().out
+    assert said.startswith("Correct: ") and _fits(said), said
 
 
 @pytest.mark.parametrize(("name", "check", "right", "wrong", "context"), CASES, ids=IDS)

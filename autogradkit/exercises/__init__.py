@@ -20,10 +20,26 @@ from __future__ import annotations
 
 import functools
 import os
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
 __all__ = ["NotYet", "exercise", "expect", "grading_mode"]
+
+# A notebook wraps a long printed line wherever the output area ends, mid-word; at
+# 80 characters a line fits JupyterLab's output area at 1100 px with the file
+# browser open, so the checker breaks its lines between words itself.
+LINE_WIDTH = 80
+
+
+def _say(text: str) -> None:
+    lines = [
+        textwrap.fill(line, LINE_WIDTH, break_long_words=False, break_on_hyphens=False)
+        if len(line) > LINE_WIDTH
+        else line
+        for line in text.splitlines()
+    ]
+    print("\n".join(lines))
 
 
 class NotYet(AssertionError):
@@ -53,17 +69,17 @@ def exercise(number: int, hint: str) -> Callable[[Callable[..., str]], Callable[
             if answer is None:
                 if grading:
                     raise AssertionError(f"Exercise {number}: no answer given (it is still None).")
-                print(f"Hint: {hint}")
+                _say(f"Hint: {hint}")
                 return
             try:
                 praise = judge(answer, *context)
             except NotYet as miss:
                 if grading:
                     raise AssertionError(f"Exercise {number}: {miss}") from None
-                print(f"Not yet: {miss}")
+                _say(f"Not yet: {miss}")
                 return
             if not grading:
-                print(f"Correct: {praise}")
+                _say(f"Correct: {praise}")
 
         return check
 

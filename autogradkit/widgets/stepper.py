@@ -301,8 +301,8 @@ class BackwardStepper(FallbackVBox):
             parts.append(
                 f"<p><b>Step 0 of {self.total}</b>: nothing has run yet. <code>backward()</code> "
                 f"starts from <b>{escape(root_name)}</b> with the gradient "
-                f"<code>{_values(self._seed())}</code> "
-                "(∂ of the output with respect to itself). Press <b>Step</b>.</p>"
+                f"<code>{_values(self._seed())}</code>{self._seed_meaning(root_name)}. "
+                "Press <b>Step</b>.</p>"
             )
         else:
             parts.append(self._step_html(self.steps[self.position - 1]))
@@ -321,6 +321,12 @@ class BackwardStepper(FallbackVBox):
 
     def _seed(self) -> np.ndarray:
         return _array(self._engine.root_grads[0])
+
+    def _seed_meaning(self, root_name: str) -> str:
+        # backward() of a scalar starts from 1; of a vector, from the v it was given.
+        if self.root.numel() == 1 and np.all(self._seed() == 1):
+            return f": the derivative of {escape(root_name)} with respect to itself"
+        return ", the vector v of backward(v)"
 
     def _step_html(self, record: BackwardStep) -> str:
         node = record.node
