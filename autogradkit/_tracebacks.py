@@ -54,8 +54,10 @@ def _show_short(shell, etype, value, tb, tb_offset=None):
         short, hidden = tb, 0
     stb = shell.InteractiveTB.structured_traceback(etype, value, short, tb_offset=tb_offset)
     if hidden:
+        # Under 85 characters: the width of JupyterLab's output area at 1100 px (a
+        # longer line wraps mid-word).
         note = (
-            f"    [... {hidden} frame{'s' if hidden > 1 else ''} inside autogradkit hidden; "
+            f"    [{hidden} frame{'s' if hidden > 1 else ''} inside autogradkit hidden: "
             "AUTOGRADKIT_FULL_TRACEBACKS=1 shows them]"
         )
         stb = [*stb[:-1], note, stb[-1]]

@@ -368,3 +368,27 @@ def test_saved_outputs_name_no_machine_paths(notebook):
                 f"{path.name}: {_label(cell)} stores the path {found.group(0)!r}; "
                 "save notebooks with `python notebooks/execute.py`"
             )
+
+
+# JupyterLab at 1100 px with the file browser open: a code cell shows 84 characters
+# of a line (a longer one is cut off at the right edge), an output line 85 (a longer
+# one is wrapped mid-word).
+CODE_LINE_FITS = 84
+
+
+def test_code_lines_fit_jupyterlab_at_1100_px(notebook):
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        for line in cell.source.splitlines():
+            assert len(line) <= CODE_LINE_FITS, (
+                f"{path.name}, {_label(cell)}: a line of {len(line)} characters is cut off "
+                f"at 1100 px: {line!r}"
+            )
+
+
+def test_each_notebook_ends_by_leading_to_the_next():
+    for path, following in zip(SOLUTIONS, SOLUTIONS[1:]):
+        last = _load(path).cells[-1]
+        assert last.cell_type == "markdown" and f"]({following.name})" in last.source, (
+            f"{path.name} does not end with a link to {following.name}"
+        )

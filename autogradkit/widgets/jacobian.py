@@ -51,13 +51,13 @@ class JacobianExplorer(FallbackVBox):
     Attributes
     ----------
     v : Tensor
-        The vector of ``out.backward(v)``, shaped like the output; all ones at first
+        The vector of ``y.backward(v)``, shaped like the output; all ones at first
         (the tutorial's ``torch.ones_like(out)``). Assign to it to move the sliders.
     jacobian : Tensor
         J flattened to a matrix: one row per output element, one column per input
         element (``J[i, j] = ∂y_i/∂x_j``, both in row-major order).
     vjp_backward : Tensor
-        ``x.grad`` after ``out.backward(v)``, shaped like the input.
+        ``x.grad`` after ``y.backward(v)``, shaped like the input.
     vjp_explicit : Tensor
         ``v.flatten() @ J`` by NumPy, reshaped like the input.
     equal : bool
@@ -238,7 +238,7 @@ class JacobianExplorer(FallbackVBox):
             + _heat_table(
                 _as_grid(self._v), symmetric_limit(self._v), out_titles, css_class="agk-v"
             )
-            + f"<p>$v^\\top J$ by the engine: <code>out.backward(v)</code>, then <code>x.grad</code> "
+            + f"<p>$v^\\top J$ by the engine: <code>y.backward(v)</code>, then <code>x.grad</code> "
             f"{_shape(self._x)}:</p>"
             + _heat_table(_as_grid(products[0]), limit, in_titles, css_class="agk-vjp-backward")
             + f"<p>$v^\\top J$ by NumPy: <code>v.flatten() @ J</code>, reshaped {_shape(self._x)}:</p>"
@@ -280,7 +280,7 @@ class JacobianExplorer(FallbackVBox):
                 show(self._J),
                 f"v {_shape(self._out)}:",
                 show(self._v),
-                "out.backward(v) → x.grad:",
+                "y.backward(v) → x.grad:",
                 show(self.vjp_backward.numpy()),
                 "v.flatten() @ J:",
                 show(self.vjp_explicit.numpy()),

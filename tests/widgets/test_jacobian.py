@@ -276,7 +276,7 @@ def test_the_static_fallback_has_the_tables():
     assert cells(html, "agk-vjp-backward") == shown(explorer.vjp_backward.numpy())
     assert cells(html, "agk-vjp-explicit") == shown(explorer.vjp_explicit.numpy())
     assert bundle["text/plain"].startswith("<JacobianExplorer: x [4, 5] → y [5, 4], J is 20×20")
-    assert "out.backward(v)" in bundle["text/plain"]
+    assert "y.backward(v)" in bundle["text/plain"]
     assert len(repr(explorer).splitlines()) == 1
 
 
