@@ -123,8 +123,12 @@ def pages(page, prefix: str) -> list[str]:
         while True:
             notebook.evaluate("(n, top) => n.scrollTo(0, top)", top)
             page.screenshot(path=str(OUT / f"{prefix}-{width}-p{number:02d}.png"))
-            height, view = notebook.evaluate("n => [n.scrollHeight, n.clientHeight]")
-            if top + view >= height:
+            # Done when the last cell is in view (below it is only JupyterLab's padding).
+            view, done = notebook.evaluate(
+                """n => [n.clientHeight, Array.from(n.querySelectorAll('.jp-Cell')).pop()
+                         .getBoundingClientRect().bottom <= n.getBoundingClientRect().bottom]"""
+            )
+            if done:
                 break
             top, number = top + int(view * 0.9), number + 1
         report += [f"{prefix}-{width}: {finding}" for finding in page.evaluate(_FINDINGS)]
