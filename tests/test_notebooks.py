@@ -27,6 +27,7 @@ way. These tests check that way:
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -387,7 +388,7 @@ def test_code_lines_fit_jupyterlab_at_1100_px(notebook):
 
 
 def test_each_notebook_ends_by_leading_to_the_next():
-    for path, following in zip(SOLUTIONS, SOLUTIONS[1:]):
+    for path, following in itertools.pairwise(SOLUTIONS):
         last = _load(path).cells[-1]
         assert last.cell_type == "markdown" and f"]({following.name})" in last.source, (
             f"{path.name} does not end with a link to {following.name}"
