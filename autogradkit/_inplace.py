@@ -219,6 +219,9 @@ class InplaceMethods(TensorBase):
     def __ifloordiv__(self, other):
         return self._binary_inplace(ops.arithmetic.floor_divide, other)
 
+    def __ipow__(self, other):
+        return self.pow_(other)
+
     def __imod__(self, other):
         return self.remainder_(other)
 

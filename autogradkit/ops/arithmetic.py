@@ -354,7 +354,7 @@ class PowTensor(BinaryFunction):
         if xp.dtype.kind == "b":
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         with np.errstate(all="ignore"):  # 0 ** -1, nan and overflow, silently
-            out = np.asarray(xp**yp)  # an array even for 0-d operands, saved as the output
+            out = np.asarray(_integer_power(xp, yp) if xp.dtype.kind == "i" else xp**yp)
         ctx.save_for_backward(x, y, out)  # the operands themselves (see Mul)
         return out
 
@@ -376,6 +376,18 @@ class PowTensor(BinaryFunction):
         return grad_x, grad_y
 
 
+def _integer_power(x, y) -> np.ndarray:
+    """xʸ for integers as PyTorch computes it (its ``powi``): a negative exponent
+    gives 1 for x = 1, ±1 for x = −1 (by the parity of y) and 0 for any other x,
+    as integer division would; NumPy refuses negative integer powers."""
+    negative = np.asarray(y) < 0
+    if not negative.any():
+        return np.asarray(x**y)
+    powers = x ** np.where(negative, 0, y)
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(negative, inverse, powers).astype(np.result_type(x, y))
+
+
 class RPow(Elementwise):
     """f(y) = cʸ for a number c (``2 ** a``);   ∂f/∂y = cʸ·ln c"""
 
@@ -387,7 +399,8 @@ class RPow(Elementwise):
         if y.dtype.kind != "f" and isinstance(base, float):
             y = y.astype(np.float32)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = np.asarray(base**y)
+            integers = y.dtype.kind == "i" and isinstance(base, int)
+            out = _integer_power(np.int64(base), y) if integers else np.asarray(base**y)
         ctx.save_for_backward(out)
         with np.errstate(divide="ignore", invalid="ignore"):
             ctx.log_base = np.log(base)  # -inf for 0, nan for negative bases

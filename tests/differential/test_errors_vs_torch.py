@@ -768,6 +768,27 @@ expressions(
     "lib.add(i, i, alpha=2**70)",
 )
 
+expressions(
+    "integer-negative-powers",
+    "i ** -1",
+    "lib.pow(i, -2)",
+    "i.clone().pow_(-1)",
+    "lib.tensor([], dtype=lib.int64) ** -1",
+    "b ** -1",
+    "i ** lib.tensor(-1)",
+    "i ** lib.tensor([1, -1, 2])[:2]",
+    "lib.tensor([1, -1, 0, 2]) ** lib.tensor([-3, -3, -1, -2])",
+    "lib.tensor([1, -1]) ** lib.tensor([[-2], [-1], [0]])",
+    "i.clone().pow_(lib.tensor(-1))",
+    "2 ** lib.tensor([1, -1])",
+    "(-1) ** lib.tensor([1, -1, -2])",
+    "lib.pow(1, lib.tensor([-5]))",
+    "b ** lib.tensor([-1, 1])",
+    "i ** -1.0",
+    "i ** lib.tensor(-1.0)",
+)
+expressions("integer-ipow", "i.__ipow__(-1)", "i.__ipow__(lib.tensor(-1))", "i.__ipow__(2)")
+
 
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
