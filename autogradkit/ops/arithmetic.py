@@ -858,7 +858,13 @@ def floor_divide(input, other) -> Tensor:
     other = _check_operand(other)
     if not isinstance(input, Tensor):
         input = _check_operand(input, "input")
-    return NotDifferentiable.apply(np.floor_divide, "floor_divide", input, other)
+    result = NotDifferentiable.apply(np.floor_divide, "floor_divide", input, other)
+    node = result.grad_fn
+    if node is not None:
+        # PyTorch's NotImplemented node for // has an edge for each operand that
+        # requires grad, and none for the others (a // int_tensor: one edge).
+        node._set_edges(edge for edge in node.next_functions if edge[0] is not None)
+    return result
 
 
 def zeros_like_op(input: Tensor) -> Tensor:

@@ -846,6 +846,32 @@ def _floordiv_mod(lib, inp):
 register("arith/floordiv-and-mod", _floordiv_mod)
 
 
+def _floordiv_edges(lib, inp):
+    """The NotImplemented node of ``//`` has an edge for each operand that requires
+    grad only: none for an int64, bool or float tensor that does not."""
+    a = lib.tensor([3.5, -2.0, 7.0], requires_grad=True)
+    b = lib.tensor([2.0, 3.0, -2.0], requires_grad=True)
+    i = lib.tensor([2, 3, -2])
+    y = a * 1
+    y //= i
+    s = a * 1
+    s[0:2] //= i[:2]
+    return {
+        "a_by_int": a // i,
+        "int_by_a": i // a,
+        "fn": lib.floor_divide(a, i),
+        "by_float_plain": a // b.detach(),
+        "by_bool": a // lib.tensor([True, True, True]),
+        "by_0d_int": a // lib.tensor(2),
+        "both": a // b,
+        "inplace": y,
+        "inplace_view": s,
+    }
+
+
+register("arith/floordiv-edges", _floordiv_edges)
+
+
 def _integer_division_by_zero(lib, inp):
     """Integer ``//`` and ``%`` by zero raise in PyTorch (NumPy would give 0 and
     warn); float ones give inf/nan, also when only the divisor is an integer."""
