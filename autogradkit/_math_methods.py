@@ -109,6 +109,9 @@ class MathMethods(TensorBase):
     def mm(self, other):
         return ops.linalg.mm(self, other)
 
+    def mv(self, vec):
+        return ops.linalg.mv(self, vec)
+
     def bmm(self, mat2):
         return ops.linalg.bmm(self, mat2)
 

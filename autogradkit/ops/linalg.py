@@ -170,7 +170,12 @@ class Mv(Bilinear):
                 f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})"
             )
         if a.dtype != v.dtype:
-            raise _dtype_mismatch(a, v)
+            # PyTorch's mv is addmv into a result of the vector's dtype, named first.
+            raise RuntimeError(
+                "addmv input tensors must have the same dtype, but got "
+                f"{scalar_type_name(v.dtype)}, {scalar_type_name(a.dtype)}, and "
+                f"{scalar_type_name(v.dtype)}"
+            )
         ctx.save_for_backward(
             a if ctx.needs_input_grad[1] else None, v if ctx.needs_input_grad[0] else None
         )

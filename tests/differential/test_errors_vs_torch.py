@@ -789,6 +789,22 @@ expressions(
 )
 expressions("integer-ipow", "i.__ipow__(-1)", "i.__ipow__(lib.tensor(-1))", "i.__ipow__(2)")
 
+expressions(
+    "matrix-vector-dtypes",
+    "lib.ones(2, 3) @ lib.ones(3, dtype=lib.float64)",
+    "lib.ones(2, 3, dtype=lib.float64) @ lib.ones(3)",
+    "lib.ones(2, 3) @ lib.ones(3, dtype=lib.int64)",
+    "lib.ones(2, 3, dtype=lib.int64) @ lib.ones(3, dtype=lib.bool)",
+    "lib.mv(lib.ones(2, 3), lib.ones(3, dtype=lib.float64))",
+    "lib.ones(2, 3).mv(lib.ones(3, dtype=lib.float64))",
+    "lib.ones(2, 3).mv(lib.ones(3))",
+    "lib.ones(4, 2, 3) @ lib.ones(3, dtype=lib.float64)",
+    "lib.ones(3, dtype=lib.float64) @ lib.ones(4, 3, 2)",
+    "lib.ones(2, 3) @ lib.ones(2, dtype=lib.float64)",
+    "lib.ones(3, dtype=lib.float64) @ lib.ones(3, 2)",
+    "lib.ones(3, requires_grad=True) @ lib.ones(3, dtype=lib.float64)",
+)
+
 
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
