@@ -61,6 +61,19 @@ from .ops.arithmetic import (
     rsub,
     sub,
 )
+from .ops.comparison import (
+    eq,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    le,
+    less,
+    less_equal,
+    lt,
+    ne,
+    not_equal,
+)
 from .ops.elementary import (
     acos,
     asin,
@@ -108,6 +121,17 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "eq",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "le",
+    "less",
+    "less_equal",
+    "lt",
+    "ne",
+    "not_equal",
     "abs",
     "acos",
     "add",

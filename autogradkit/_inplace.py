@@ -156,6 +156,53 @@ class InplaceMethods(TensorBase):
 
         return self._inplace(out_of_place, compute, other)
 
+    def _compare_inplace(self, name: str, other) -> Self:
+        """``x.gt_(other)`` and its kin: 1 where the comparison holds, else 0, in this
+        tensor's dtype (never a dtype error: the result is 0s and 1s)."""
+        ops.comparison.check_method_operand(name + "_", other)
+        values = other._data if isinstance(other, TensorBase) else other
+        _check_inplace_operand(self._data, values, result=self._data.dtype)
+        ufunc = ops.comparison.UFUNCS[name]
+
+        def out_of_place(x, y=other):
+            return ops.comparison.recorded_inplace(name, x, y)
+
+        def compute(a, b=None):
+            a[...] = ufunc(a, values)
+
+        # other is handed on only when it requires grad: then it is recorded too.
+        recorded = isinstance(other, TensorBase) and other.requires_grad
+        return self._inplace(out_of_place, compute, other if recorded else None)
+
+    def eq_(self, other) -> Self:
+        """In place: 1 where ``self == other``, else 0."""
+        return self._compare_inplace("eq", other)
+
+    def ne_(self, other) -> Self:
+        """In place: 1 where ``self != other``, else 0."""
+        return self._compare_inplace("ne", other)
+
+    def lt_(self, other) -> Self:
+        """In place: 1 where ``self < other``, else 0."""
+        return self._compare_inplace("lt", other)
+
+    def le_(self, other) -> Self:
+        """In place: 1 where ``self <= other``, else 0."""
+        return self._compare_inplace("le", other)
+
+    def gt_(self, other) -> Self:
+        """In place: 1 where ``self > other``, else 0.
+
+        >>> import autogradkit as torch
+        >>> torch.tensor([1.0, 3.0]).gt_(2)
+        tensor([0., 1.])
+        """
+        return self._compare_inplace("gt", other)
+
+    def ge_(self, other) -> Self:
+        """In place: 1 where ``self >= other``, else 0."""
+        return self._compare_inplace("ge", other)
+
     def zero_(self) -> Self:
         """In place: set every element to 0 (``w.grad.zero_()`` between steps)."""
         return self._inplace(ops.arithmetic.zeros_like_op, _np_zero_inplace)

@@ -129,7 +129,10 @@ class Operators(TensorBase):
             # t == None is False and t < None a TypeError, as in PyTorch (Python's
             # own answers once the comparison is declined).
             return NotImplemented
-        return self._make(np.asarray(ufunc(self._data, other)))
+        try:
+            return self._make(np.asarray(ufunc(self._data, other)))
+        except ValueError:  # shapes that do not broadcast: PyTorch's words, not NumPy's
+            raise ops.arithmetic.broadcast_error(self._data, other) from None
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -149,8 +152,41 @@ class Operators(TensorBase):
     def __ge__(self, other):
         return self._compare(other, np.greater_equal)
 
+    def _compare_method(self, name: str, other) -> Tensor:
+        ops.comparison.check_method_operand(name, other)
+        return ops.comparison.compare(name, self, other)
+
     def eq(self, other):
-        return self == other
+        """``self == other`` elementwise (a bool tensor)."""
+        return self._compare_method("eq", other)
+
+    def ne(self, other):
+        """``self != other`` elementwise (a bool tensor)."""
+        return self._compare_method("ne", other)
+
+    def lt(self, other):
+        """``self < other`` elementwise (a bool tensor)."""
+        return self._compare_method("lt", other)
+
+    def le(self, other):
+        """``self <= other`` elementwise (a bool tensor)."""
+        return self._compare_method("le", other)
+
+    def gt(self, other):
+        """``self > other`` elementwise (a bool tensor).
+
+        >>> import autogradkit as torch
+        >>> torch.tensor([1.0, 3.0]).gt(2)
+        tensor([False,  True])
+        """
+        return self._compare_method("gt", other)
+
+    def ge(self, other):
+        """``self >= other`` elementwise (a bool tensor)."""
+        return self._compare_method("ge", other)
+
+    # PyTorch's other names for them.
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
     def __and__(self, other):
         return self._compare(

@@ -10,5 +10,6 @@ next to its forward, grouped by kind:
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
 * :mod:`.linalg` — ``matmul, mm, mv, dot``
+* :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs
 """

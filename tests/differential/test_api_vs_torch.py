@@ -610,6 +610,54 @@ def _(lib, inp):
     return {"j_requires_grad": j.requires_grad, "x": x}
 
 
+@program("comparisons")
+def _(lib, inp):
+    """eq/ne/lt/le/gt/ge as functions, methods (and PyTorch's other names) and in
+    place: bool results that never require grad; the in-place forms write 0/1 in
+    the tensor's dtype and, recorded, have zero gradients (GtBackward0/1 nodes)."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    o = lib.tensor([2.0, 2.0, 2.0], requires_grad=True)
+    i = lib.tensor([1, 5, 0])
+    b = lib.tensor([True, False, True])
+    out = {
+        "functions": [getattr(lib, n)(x, 2) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+        "methods": [getattr(x, n)(o) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+        "aliases": [
+            getattr(x, n)(i)
+            for n in ("greater", "greater_equal", "less", "less_equal", "not_equal")
+        ],
+        "keywords": [x.gt(other=2), lib.gt(input=x, other=i)],
+        "in_place_plain": [
+            x.detach().clone().gt_(i),
+            i.clone().lt_(2.5),
+            b.clone().ge_(0.5),
+            x.detach().clone().eq_(2),
+        ],
+        "errors": [
+            attempt(lambda: x < lib.ones(2)),
+            attempt(lambda: x.eq(lib.ones(2))),
+            attempt(lambda: x.gt(None)),
+            attempt(lambda: x.gt_("a")),
+            attempt(lambda: lib.gt(2, x)),
+            attempt(lambda: lib.ne(x, None)),
+            attempt(lambda: x.gt_(1)),
+            attempt(lambda: x.detach().clone().le_(lib.tensor([[1.0], [2.0]]))),
+            attempt(lambda: x.lt(2 + 1j)),
+        ],
+    }
+    recorded = {}
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        by_number, by_tensor, by_int = x * 1, x * 1, x * 1
+        getattr(by_number, name + "_")(2)
+        getattr(by_tensor, name + "_")(o)
+        getattr(by_int, name + "_")(i)
+        recorded[name] = [by_number, by_tensor, by_int]
+    p = lib.zeros(3)
+    p.gt_(o)  # only the other operand requires grad
+    sum(t.sum() for ts in recorded.values() for t in ts).backward()
+    return {**out, "recorded": recorded, "p": p, "x": x, "o": o}
+
+
 @program("functional-hessian-forward-over-reverse", ignore_graph=True)
 def _(lib, inp):
     """hessian with outer_jacobian_strategy="forward-mode" requires grad even with
