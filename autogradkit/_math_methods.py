@@ -84,6 +84,9 @@ class MathMethods(TensorBase):
     def maximum(self, other):
         return ops.pointwise.maximum(self, other)
 
+    def sum_to_size(self, *size, **kwargs):
+        return ops.reduction.sum_to_size(self, *size, **kwargs)
+
     def sum(
         self, dim=None, keepdim: builtins.bool = False, *, dtype=None, axis=None, keepdims=None
     ):

@@ -21,7 +21,7 @@ from .arithmetic import broadcast_error
 from .pointwise import maximum, minimum
 from .where import select
 
-__all__ = ["sum", "mean", "max", "min", "argmax", "allclose"]
+__all__ = ["sum", "sum_to_size", "mean", "max", "min", "argmax", "allclose"]
 
 
 def _dims(dim, ndim: int) -> tuple[int, ...]:
@@ -152,6 +152,51 @@ def _resolve(dim, keepdim, axis, keepdims):
     if keepdims is not None:
         keepdim = keepdims
     return dim, bool(keepdim)
+
+
+def sum_to_size(input: Tensor, *size, **kwargs) -> Tensor:
+    """``input`` summed down to ``size``, which must be expandable to its shape: the
+    leading dimensions it lacks are summed away, and so is every dimension where
+    ``size`` has 1 and ``input`` has more. It undoes broadcasting, which is what the
+    gradient of a broadcast operand needs (autograd does this for ``x + b`` with b
+    of shape (3,) and x of shape (2, 3)); as in PyTorch, a ``size`` equal to the
+    shape returns ``input`` itself.
+
+    >>> import autogradkit as torch
+    >>> x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    >>> x.sum_to_size(1, 3)
+    tensor([[3., 5., 7.]], grad_fn=<SumBackward1>)
+    >>> x.sum_to_size(3)
+    tensor([3., 5., 7.], grad_fn=<ViewBackward0>)
+    """
+    if "size" in kwargs:
+        size = (kwargs.pop("size"),)
+    if kwargs or not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    shape = _size_argument(size)
+    sizes = input.shape
+    leading = len(sizes) - len(shape)
+    if leading < 0 or any(s != 1 and s != n for s, n in zip(shape, sizes[leading:])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
+    reduce = [i for i in range(len(sizes)) if i < leading or (shape[i - leading] == 1 != sizes[i])]
+    result = sum(input, reduce, keepdim=True) if reduce else input
+    return result.view(shape) if leading > 0 else result
+
+
+def _size_argument(size: tuple) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` as one tuple of ints, or PyTorch's
+    TypeError for sum_to_size."""
+    prefix = "sum_to_size(): argument 'size' (position 1) must be tuple of ints"
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    elif len(size) > 1 and not isinstance(size[0], (int, np.integer)):
+        raise TypeError(f"sum_to_size() takes 1 positional argument but {len(size)} were given")
+    for pos, n in enumerate(size):
+        if not isinstance(n, (int, np.integer)):
+            if len(size) == 1:
+                raise TypeError(f"{prefix}, not {type(n).__name__}")
+            raise TypeError(f"{prefix}, but found element of type {type(n).__name__} at pos {pos}")
+    return tuple(int(n) for n in size)
 
 
 def sum(

@@ -610,6 +610,93 @@ def _(lib, inp):
     return {"j_requires_grad": j.requires_grad, "x": x}
 
 
+@program("sum_to_size")
+def _(lib, inp):
+    """Tensor.sum_to_size: sums away leading dimensions and those where the size
+    has 1 (SumBackward1, then ViewBackward0 when dimensions go); its own size
+    returns the tensor itself; sizes that do not expand are refused."""
+    x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    sizes = [(1, 3), ((1, 3),), (3,), (2, 1), (1, 1), ([2, 1],), (lib.Size([1, 3]),), (1,)]
+    summed = [x.sum_to_size(*size) for size in sizes]
+    same = x.sum_to_size(2, 3)
+    (summed[0] * lib.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    return {
+        "summed": summed,
+        "keyword": x.sum_to_size(size=(2, 1)),
+        "same_is_x": same is x,
+        "int": lib.arange(6).reshape(2, 3).sum_to_size(3),
+        "zero_d": lib.tensor(3.0).sum_to_size(()),
+        "x": x,
+        "errors": [
+            attempt(lambda: x.sum_to_size()),
+            attempt(lambda: x.sum_to_size(2)),
+            attempt(lambda: x.sum_to_size(4, 3)),
+            attempt(lambda: x.sum_to_size(1, 2, 3)),
+            attempt(lambda: x.sum_to_size(-1, 3)),
+            attempt(lambda: lib.tensor(3.0).sum_to_size(1)),
+            attempt(lambda: x.sum_to_size((1.0, 3))),
+            attempt(lambda: x.sum_to_size(1.5)),
+            attempt(lambda: x.sum_to_size(1.0, 3)),
+        ],
+    }
+
+
+@program("save_on_cpu-and-disable_saved_tensors_hooks")
+def _(lib, inp):
+    """save_on_cpu is a saved_tensors_hooks (whose with-statement gives None) that
+    keeps CPU tensors as they are; pin_memory=True without an accelerator saves a
+    copy, or fails for device_type="cpu"; disable_saved_tensors_hooks makes opening
+    hooks (or disabling while hooks are open) raise its message, and nests."""
+    G = lib.autograd.graph
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out: dict = {"subclass": issubclass(G.save_on_cpu, G.saved_tensors_hooks)}
+    for pin in (False, True):
+        with G.save_on_cpu(pin_memory=pin) as entered:
+            y = x * x.exp()
+        y.sum().backward()
+        out[f"pin={pin}"] = [entered, y, x.grad.clone()]
+        x.grad = None
+
+    def pinned_on_cpu():
+        with G.save_on_cpu(True, device_type="cpu"):
+            return x * x
+
+    def hooks_inside_disable():
+        with G.disable_saved_tensors_hooks("no hooks here"), G.save_on_cpu():
+            pass
+
+    def disable_inside_hooks():
+        hooks = G.saved_tensors_hooks(lambda t: t, lambda t: t)
+        with hooks, G.disable_saved_tensors_hooks("inside"):
+            pass
+
+    def nested():
+        with G.disable_saved_tensors_hooks("outer"):
+            with G.disable_saved_tensors_hooks("inner"):
+                pass
+            with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+
+    def disabled_then_backward():
+        with G.disable_saved_tensors_hooks("m"):
+            y = x * x
+        y.sum().backward()
+        return x.grad
+
+    out["attempts"] = [
+        attempt(pinned_on_cpu),
+        attempt(hooks_inside_disable),
+        attempt(disable_inside_hooks),
+        attempt(nested),
+        attempt(disabled_then_backward),
+    ]
+    with G.saved_tensors_hooks(lambda t: t * 1, lambda t: t):  # usable again afterwards
+        z = (x * x).sum()
+    z.backward()
+    out["after"] = x.grad
+    return out
+
+
 @program("comparisons")
 def _(lib, inp):
     """eq/ne/lt/le/gt/ge as functions, methods (and PyTorch's other names) and in
