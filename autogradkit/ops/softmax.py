@@ -260,7 +260,10 @@ class NllLoss(Linear):
         scale = per_sample.astype(log_probs.dtype)
         if reduction == "mean":
             total = per_sample.sum()
-            out, scale = losses.sum() / total, scale / total
+            # Every target ignored: the loss is 0/0 = nan, silently, and an ignored
+            # target's gradient stays 0 (PyTorch skips them), not 0/0.
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out, scale = losses.sum() / total, np.where(kept, scale / total, 0)
         elif reduction == "sum":
             out = losses.sum()
         else:

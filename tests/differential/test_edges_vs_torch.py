@@ -872,6 +872,32 @@ def _floordiv_edges(lib, inp):
 register("arith/floordiv-edges", _floordiv_edges)
 
 
+def _nll_nothing_to_average(lib, inp):
+    """nll_loss / cross_entropy with reduction="mean" when the targets' weights sum
+    to 0 (all ignored, or weighted 0): the loss is nan, silently, and an ignored
+    target's gradient is 0 (it was 0/0 = nan, with NumPy's warnings)."""
+    out = {}
+    cases = {
+        "all_ignored": ([-100, -100], None, -100),
+        "all_ignore_index": ([1, 1], None, 1),
+        "zero_weights": ([0, 1], [0.0, 0.0, 1.0], -100),
+        "one_kept": ([2, -100], [1.0, 1.0, 0.5], -100),
+    }
+    for name, (target, weight, ignore) in cases.items():
+        for fn in ("nll_loss", "cross_entropy"):
+            x = lib.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], requires_grad=True)
+            w = None if weight is None else lib.tensor(weight)
+            loss = getattr(lib.nn.functional, fn)(
+                x, lib.tensor(target), weight=w, ignore_index=ignore
+            )
+            loss.backward()
+            out[f"{name}/{fn}"] = [loss, x.grad]
+    return out
+
+
+register("loss/nll-nothing-to-average", _nll_nothing_to_average)
+
+
 def _integer_division_by_zero(lib, inp):
     """Integer ``//`` and ``%`` by zero raise in PyTorch (NumPy would give 0 and
     warn); float ones give inf/nan, also when only the divisor is an integer."""
