@@ -325,8 +325,8 @@ class BackwardStepper(FallbackVBox):
     def _seed_meaning(self, root_name: str) -> str:
         # backward() of a scalar starts from 1; of a vector, from the v it was given.
         if self.root.numel() == 1 and np.all(self._seed() == 1):
-            return f": the derivative of {escape(root_name)} with respect to itself"
-        return ", the vector v of backward(v)"
+            return f" (the derivative of {escape(root_name)} with respect to itself)"
+        return " (the vector v of backward(v))"
 
     def _step_html(self, record: BackwardStep) -> str:
         node = record.node
