@@ -483,7 +483,11 @@ class _Side:
             [self.seed_menu, self.reset_button, self.back_button, self.step_button],
             layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
-        self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", width="100%"))
+        # Full width and no margin: ipywidgets' 2 px margins on a 100% wide child made
+        # the whole widget scroll sideways by 4 px.
+        self.graph_view = widgets.HTML(
+            layout=widgets.Layout(overflow="auto", width="100%", margin="0")
+        )
         self.panel = widgets.HTML()
         self.jacobian_view = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         kind = "forward" if self.word == "tangent" else "reverse"

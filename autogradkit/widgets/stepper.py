@@ -454,7 +454,11 @@ class BackwardStepper(FallbackVBox):
         )
         # The graph gets the full width (it is wide: loss is at the right end); the
         # step's text and the plots share the row below.
-        self.graph_view = widgets.HTML(layout=widgets.Layout(overflow="auto", width="100%"))
+        # Full width and no margin: ipywidgets' 2 px margins on a 100% wide child made
+        # the whole widget scroll sideways by 4 px.
+        self.graph_view = widgets.HTML(
+            layout=widgets.Layout(overflow="auto", width="100%", margin="0")
+        )
         # The panel grows, the plots keep their own width; when both do not fit on one
         # row the plots wrap below the panel, so nothing covers the formula.
         self.panel = widgets.HTMLMath(

@@ -430,6 +430,8 @@ LAYOUT = """(widget) => {
         panelClips: panel.scrollHeight > panel.clientHeight + 1
                     || panel.scrollWidth > panel.clientWidth + 1,
         graphScrolls: graph.scrollWidth > graph.clientWidth + 1,
+        widgetScrolls: (box => box.scrollWidth > box.clientWidth + 1)(
+            widget.querySelector('.widget-vbox')),
         minFont: Math.min(...fontSizes),
         viewport: window.innerWidth,
     };
@@ -464,3 +466,5 @@ def check_layout(layout: dict, where: str) -> None:
     # The graph fits the width (folded and shrunk no further than MIN_SCALE): the
     # loss end, where the pass starts, is in view without scrolling sideways.
     assert not layout["graphScrolls"], f"{where}: the graph scrolls sideways: {layout}"
+    # Nor does the widget itself (a child 100% wide plus ipywidgets' 2 px margins did).
+    assert not layout["widgetScrolls"], f"{where}: the widget scrolls sideways: {layout}"
