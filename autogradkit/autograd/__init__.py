@@ -138,25 +138,31 @@ def grad(
     """
     from ..tensor import Tensor
 
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        batched = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph)
+        return _materialized(batched, inputs, allow_unused, materialize_grads, create_graph)
     task = prepare(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs)
     run_to_end(task)
     results: list[Tensor | None] = []
-    for tensor, value in zip(inputs, task.captured):
+    for value in task.captured:
         if value is None:
-            if materialize_grads:
-                from .._creation import zeros_like
-
-                results.append(zeros_like(tensor))
-                continue
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {len(results)} appears to not have been "
-                    "used in the graph. Set allow_unused=True if this is the desired behavior."
-                )
             results.append(None)
         elif isinstance(value, Tensor):
             results.append(value)
@@ -167,4 +173,61 @@ def grad(
                     value.copy() if value.base is not None or not value.flags.writeable else value
                 )
             )
+    return _materialized(results, inputs, allow_unused, materialize_grads, create_graph)
+
+
+def _materialized(
+    results: list, inputs: tuple, allow_unused: bool, materialize: bool, create_graph: bool
+) -> tuple:
+    """The gradients as :func:`grad` returns them: an input the outputs do not
+    depend on gets None, zeros (``materialize_grads``: requiring grad under
+    ``create_graph``, as in PyTorch) or PyTorch's error."""
+    from .._creation import zeros_like
+
+    for index, value in enumerate(results):
+        if value is not None:
+            continue
+        if not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {index} appears to not have been "
+                "used in the graph. Set allow_unused=True if this is the desired behavior."
+            )
+        if materialize:
+            results[index] = zeros_like(inputs[index], requires_grad=create_graph)
     return tuple(results)
+
+
+def _batched_grad(outputs, inputs: tuple, grad_outputs, retain_graph, create_graph) -> list:
+    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per entry
+    of the first dimension of every grad_output, stacked (PyTorch vectorises the
+    same loop with vmap). An input no gradient reaches stays None."""
+    from ..ops.shape import stack
+    from ..tensor import Size, Tensor
+
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    for index, (out, batch) in enumerate(zip(outputs, grad_outputs)):
+        if batch is not None and tuple(batch.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch was "
+                # (PyTorch prints the shape of one batch entry without its first dimension)
+                f"detected: grad_output[{index}] has a shape of {Size(batch.shape[2:])} and "
+                f"output[{index}] has a shape of {out.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap."
+            )
+    size = next(len(batch) for batch in grad_outputs if batch is not None)
+    retain = create_graph if retain_graph is None else retain_graph
+    rows = [
+        grad(
+            outputs,
+            inputs,
+            [None if batch is None else batch[k] for batch in grad_outputs],
+            retain_graph=retain or k < size - 1,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        for k in range(size)
+    ]
+    return [None if column[0] is None else stack(list(column)) for column in zip(*rows)]

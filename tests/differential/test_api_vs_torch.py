@@ -610,6 +610,41 @@ def _(lib, inp):
     return {"j_requires_grad": j.requires_grad, "x": x}
 
 
+@program("autograd-grad-options")
+def _(lib, inp):
+    """autograd.grad's options: materialize_grads (zeros that require grad under
+    create_graph; refused with allow_unused=False), is_grads_batched (one
+    vector-Jacobian product per row of grad_outputs, unused inputs first),
+    only_inputs=False (a FutureWarning)."""
+    x = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    w = lib.tensor([0.5, 1.5, -1.0], requires_grad=True)
+    u = lib.tensor([2.0, 2.0, 2.0], requires_grad=True)
+    g = lib.autograd.grad
+
+    def h():
+        return (x * w).sin()
+
+    rows = lib.tensor([[1.0, 0.0, 0.0], [0.0, 2.0, 1.0]])
+    batched = g(h(), (x, w), rows, is_grads_batched=True)
+    batched_graph = g(
+        h(), (x, u), rows, is_grads_batched=True, create_graph=True, allow_unused=True
+    )
+    return {
+        "materialize": g(h().sum(), (x, u), materialize_grads=True),
+        "materialize_create_graph": g(h().sum(), (x, u), materialize_grads=True, create_graph=True),
+        "materialize_not_unused": attempt(
+            lambda: g(h().sum(), (x, u), materialize_grads=True, allow_unused=False)
+        ),
+        "batched": batched,
+        "batched_graph_requires_grad": [t is None or t.requires_grad for t in batched_graph],
+        "batched_values": [None if t is None else t.detach() for t in batched_graph],
+        "batched_unused": attempt(lambda: g(h(), (x, u), rows, is_grads_batched=True)),
+        "batched_materialize": g(h(), (x, u), rows, is_grads_batched=True, materialize_grads=True),
+        "batched_misshapen": attempt(lambda: g(h(), x, lib.ones(2, 2), is_grads_batched=True)),
+        "only_inputs": g(h().sum(), x, only_inputs=False),
+    }
+
+
 @program("sum_to_size")
 def _(lib, inp):
     """Tensor.sum_to_size: sums away leading dimensions and those where the size
