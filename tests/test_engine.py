@@ -8,6 +8,7 @@ rule. Numbers are small and exact in binary, so equalities are exact.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import autogradkit as torch
@@ -386,3 +387,18 @@ def test_plain_pass_after_a_create_graph_pass_resets_saved_tensors():
     (plain,) = torch.autograd.grad(s, x, retain_graph=True)
     assert not any(isinstance(v, torch.Tensor) for v in z.grad_fn.saved_tensors)
     assert plain.grad_fn is None and plain.tolist() == [2.0, 4.0]
+
+
+def test_a_root_gradient_is_cast_to_its_node_dtype_before_the_node_runs():
+    # y.data of another dtype leaves y's node recording float32; PyTorch's engine
+    # casts the float64 gradient given for y to float32 before MulBackward0 runs,
+    # so the product is float32's, not float64's rounded afterwards (6 of these 20
+    # values differ in the last bit).
+    values = np.random.default_rng(0).standard_normal(20)
+    x = torch.ones(20, requires_grad=True)
+    y = x * 3.3
+    y.data = torch.zeros(20, dtype=torch.float64)
+    y.backward(torch.tensor(values, dtype=torch.float64))
+    expected = values.astype(np.float32) * 3.3
+    assert x.grad.dtype == torch.float32
+    assert np.array_equal(x.grad.numpy(), expected)

@@ -243,6 +243,7 @@ class _GraphTask:
         self.changes: list[Accumulation] = []
         for (root, output_nr), grad in zip(roots, root_grads):
             assert root is not None  # every root requires grad
+            grad = _fitted_root_grad(root, output_nr, grad, create_graph)
             if root in self.buffers or root._multi_output:
                 self._send(root, output_nr, grad, grad)
             else:
@@ -270,21 +271,24 @@ class _GraphTask:
             # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
             # index costs less than zip); a node runs once every edge into it has
             # delivered. (A node _call skips, or a leaf's, sends nothing.)
-            next_nodes, i = node._next_nodes, -1
+            next_nodes, input_nrs, i = node._next_nodes, node._input_nrs, -1
             for grad in grad_inputs:
                 i += 1
                 child = next_nodes[i]
                 if child is None:
                     continue
                 if grad is not None:
-                    # Summed back to its input's shape and cast to its dtype if it
-                    # does not fit already (Node.apply's rule, for a plain node).
-                    shape, dtype = child.input_metadata[node._input_nrs[i]]
-                    if not _fits_input(grad, shape, dtype):
+                    # Summed back to its input's shape and cast to its dtype unless it
+                    # fits already (Node.apply's rule): passed on as it came (Add's),
+                    # it fits an input like the node's own output (_fitted_root_grad).
+                    shape, dtype = metadata = child.input_metadata[input_nrs[i]]
+                    if (
+                        grad is not grad_output or metadata != node.input_metadata[0]
+                    ) and not _fits_input(grad, shape, dtype):
                         grad = _fit_to_input(grad, shape, dtype, create_graph)
                     # The first gradient for a node with one output is simply stored.
                     if child in buffers or type(child) is AccumulateGrad or child._multi_output:
-                        self._send(child, node._input_nrs[i], grad, grad_output)
+                        self._send(child, input_nrs[i], grad, grad_output)
                     else:
                         buffers[child] = grad
                 remaining = dependencies[child] - 1  # (then stored: no second look-up)
@@ -447,6 +451,20 @@ class _GraphTask:
         tensor._grad = value if previous is None else previous + value
         if self.observed:
             self.changes.append(Accumulation(tensor, grad, previous))
+
+
+def _fitted_root_grad(root: Node, output_nr: int, grad, create_graph: bool):
+    """A root's gradient fitted to the output it is for, as the loop fits every
+    gradient it sends (PyTorch's engine validates the roots' gradients too). Every
+    gradient a node receives then fits its output (as do their sums, and what a
+    hook returns, which must keep shape and dtype), and the loop need not look at
+    a gradient a node passes on unchanged (Add's) to an input of that shape and
+    dtype: callgrind (backward passes only, tiny script) 500-product fan-out
+    21.69M -> 20.73M, 200-link chain 4.84M -> 4.73M, tutorial unchanged (159k)."""
+    shape, dtype = root.input_metadata[output_nr]
+    return (
+        grad if _fits_input(grad, shape, dtype) else _fit_to_input(grad, shape, dtype, create_graph)
+    )
 
 
 def _count_dependencies(roots: list[Edge]) -> tuple[list[Node], dict[Node, int]]:
