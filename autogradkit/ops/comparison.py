@@ -152,6 +152,10 @@ class InplaceComparison(Function):
         zeros = np.zeros_like(grad_output)
         return None, zeros, (zeros if ctx.needs_input_grad[2] else None)
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None  # a step function: its tangent is 0
+
 
 class EqInplace(InplaceComparison):
     node_name, scalar_node_name = "EqBackward1", "EqBackward0"
