@@ -373,11 +373,12 @@ class ToCopy(Linear):
         return grad_output.astype(ctx.dtype), None
 
 
-def scatter_into_zeros(grad, key, shape):
+def scatter_into_zeros(grad, key, shape, recorded: Any = None):
     """The gradient of ``x[key]``: zeros of x's ``shape`` with ``grad`` added at
-    ``key`` (added, so an index that repeats collects every contribution)."""
+    ``key`` (added, so an index that repeats collects every contribution).
+    Differentiating twice records it as ``recorded`` (an :class:`IndexPut`)."""
     if isinstance(grad, Tensor):
-        return IndexPut.apply(grad, key, shape)
+        return (recorded or IndexPut).record(grad, key, shape)
     out = np.zeros(shape, dtype=grad.dtype)
     if is_basic(key):
         out[key] = grad
@@ -401,6 +402,10 @@ class IndexPut(Linear):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output[ctx.key], None, None
+
+    @classmethod
+    def record(cls, grad: Tensor, key, shape) -> Tensor:
+        return cls.apply(grad, key, shape)
 
 
 class IndexPutValues(Linear):
@@ -553,10 +558,50 @@ def split_for_put(input: Tensor, key) -> tuple[Tensor, tuple | None]:
     return view, tuple(advanced)
 
 
+class SelectBackwardBackward(IndexPut):
+    """The backward of ``x[i]`` (an integer index), recorded when differentiating
+    twice: zeros with g at i;   ∂f/∂g = the gradient read back at i"""
+
+    node_name = "SelectBackwardBackward0"
+
+
+class SliceBackwardBackward(IndexPut):
+    """The backward of ``x[a:b]``, recorded when differentiating twice: zeros with
+    g in the slice;   ∂f/∂g = the gradient's slice"""
+
+    node_name = "SliceBackwardBackward0"
+
+
+class IndexPutImpl(Linear):
+    """The backward of advanced indexing ``x[indices]``, recorded when
+    differentiating twice: zeros with g added at the indices;   ∂f/∂g = the
+    gradient read back at them"""
+
+    node_name = "IndexPutImplBackward0"
+    formula = r"f(0, g) = 0 \text{ with } g \text{ added at the indices} \qquad \frac{\partial \ell}{\partial g} = G[\text{indices}]"
+
+    @staticmethod
+    def forward(ctx, zeros, grad, key, shape):
+        ctx.key = key
+        return scatter_into_zeros(grad, key, shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return None, grad_output[ctx.key], None, None
+
+    @classmethod
+    def record(cls, grad: Tensor, key, shape) -> Tensor:
+        # PyTorch puts the values into a tensor of zeros, its first input (no
+        # gradient: a (None, 0) edge); here a placeholder stands for it.
+        return cls.apply(Tensor._make(np.zeros(0, dtype=grad._data.dtype)), grad, key, shape)
+
+
 class Select(Linear):
     """f(x) = x[..., i, ...] (an integer index);   ∂: the gradient scattered back at i"""
 
     node_name = "SelectBackward0"
+    # What its backward records when differentiating twice, as PyTorch names it.
+    recorded_backward: Any = SelectBackwardBackward
     formula = r"f(x) = x[\text{index}] \qquad \frac{\partial \ell}{\partial x} = 0 \text{ with } G \text{ added at index}"
     creates_view = True
 
@@ -569,13 +614,15 @@ class Select(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None
+        recorded = ctx._function.recorded_backward
+        return scatter_into_zeros(grad_output, ctx.key, ctx.shape, recorded), None
 
 
 class Slice(Select):
     """f(x) = x[..., a:b:c, ...];   ∂: the gradient scattered back into the slice"""
 
     node_name = "SliceBackward0"
+    recorded_backward = SliceBackwardBackward
 
 
 class Alias(Select):
@@ -589,6 +636,10 @@ class Alias(Select):
         ctx.key, ctx.shape = key, x.shape
         return x[...]
 
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None  # the whole tensor: the gradient as it is
+
 
 class Index(Select):
     """f(x) = x[indices] with integer or boolean tensors (advanced indexing);
@@ -596,6 +647,7 @@ class Index(Select):
 
     node_name = "IndexBackward0"
     creates_view = False  # advanced indexing copies
+    recorded_backward = IndexPutImpl
 
     @staticmethod
     def forward(ctx, x, key):

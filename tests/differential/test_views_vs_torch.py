@@ -749,6 +749,37 @@ def _held_tangents(lib, inp):
 register("forward-ad/held-tangents", _held_tangents)
 
 
+INDEXINGS = {
+    "select": lambda x: x[0],
+    "slice": lambda x: x[1:],
+    "slice-inner": lambda x: x[:, 1:],
+    "select-and-slice": lambda x: x[0, 1:],
+    "step": lambda x: x[:, ::2],
+    "advanced": lambda x: x[[0, 1, 0]],
+    "mask": lambda x: x[x > 2],
+    "alias": lambda x: x[...],
+    "narrow": lambda x: x.narrow(1, 0, 2),
+    "select-method": lambda x: x.select(1, 2),
+}
+
+
+def _indexing_twice(lib, inp):
+    """The backward of indexing, recorded under create_graph: PyTorch's
+    SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0 (and
+    nothing for x[...]), and the second derivatives through them."""
+    out = {}
+    for name, index in INDEXINGS.items():
+        x = lib.tensor(M, requires_grad=True)
+        y = index(x)
+        (g,) = lib.autograd.grad((y * y * y).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        out[name] = {"y": g, "x": x}
+    return out
+
+
+register("indexing-differentiated-twice", _indexing_twice)
+
+
 # Within an index tuple (and in every assignment) PyTorch skips a slice that takes
 # a whole dimension, as written: from 0, step 1, to the size or beyond; x[:, 0:3]
 # of 3 columns is then an alias, y[0:2] = 5 of 2 rows a fill_ of y itself. A lone
