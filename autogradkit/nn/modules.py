@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from .. import _creation
 from ..autograd.grad_mode import no_grad
@@ -53,6 +53,28 @@ __all__ = [
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
 ]
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f'"{name}"' for name in names)
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What :meth:`Module.load_state_dict` returns."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
+
+    def __str__(self) -> str:
+        return repr(self)
 
 
 class Module:
@@ -168,10 +190,47 @@ class Module:
         """Every parameter by name, detached (for saving or comparing)."""
         return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
+        """Copy the parameters' values from ``state_dict`` (as :meth:`state_dict`
+        gives it). Returns the names missing from it and the names it has that this
+        module has not; with ``strict`` (the default) either is an error, and so,
+        always, is a value of another shape (PyTorch's message lists them all,
+        after copying what fits).
+
+        >>> import autogradkit as torch
+        >>> layer = torch.nn.Linear(2, 1)
+        >>> layer.load_state_dict({"weight": torch.ones(1, 2), "bias": torch.zeros(1)})
+        <All keys matched successfully>
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = dict(self.named_parameters())
+        missing = [name for name in own if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in own]
+        errors = []
         with no_grad():
-            for name, param in self.named_parameters():
-                param.copy_(state[name])
+            for name, param in own.items():
+                if name not in state_dict:
+                    continue
+                value = state_dict[name]
+                if tuple(value.shape) != tuple(param.shape):
+                    errors.append(
+                        f"size mismatch for {name}: copying a param with shape {value.shape} from "
+                        f"checkpoint, the shape in current model is {param.shape}."
+                    )
+                else:
+                    param.copy_(value)
+        # PyTorch lists missing, then unexpected names, before the size mismatches.
+        if strict and unexpected:
+            errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+        if strict and missing:
+            errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- state ---------------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:

@@ -11,6 +11,7 @@ losses.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,6 +24,22 @@ from ..tensor import Tensor
 __all__ = ["Optimizer", "SGD", "RMSprop", "Adam"]
 
 
+def _check_duplicates(params: list, groups: list) -> None:
+    """PyTorch's warning for a parameter listed twice in a group, and its error for
+    one already in another group (the identity of the tensor is what counts)."""
+    if len({id(p) for p in params}) != len(params):
+        warnings.warn(
+            "optimizer contains a parameter group with duplicate parameters; in future, this "
+            "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+            "information",
+            UserWarning,
+            stacklevel=4,
+        )
+    seen = {id(p) for group in groups for p in group["params"]}
+    if any(id(p) in seen for p in params):
+        raise ValueError("some parameters appear in more than one parameter group")
+
+
 class Optimizer:
     """Holds ``param_groups`` (lists of parameters with their settings) and a
     ``state`` per parameter; subclasses define ``step``."""
@@ -31,6 +48,11 @@ class Optimizer:
         self.defaults = defaults
         self.state: dict[Tensor, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {params.type()}"
+            )
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -40,7 +62,15 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, group: dict[str, Any]) -> None:
+        """Add a group of parameters with settings of its own (the optimizer's
+        defaults fill in the rest), as when fine-tuning a new layer faster. A
+        parameter may be in one group only: twice would update it twice a step."""
         params = group["params"]
+        if isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
         params = [params] if isinstance(params, Tensor) else list(params)
         for param in params:
             if not isinstance(param, Tensor):
@@ -50,6 +80,7 @@ class Optimizer:
                 )
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
+        _check_duplicates(params, self.param_groups)
         self.param_groups.append({**self.defaults, **group, "params": params})
 
     def zero_grad(self, set_to_none: bool = True) -> None:

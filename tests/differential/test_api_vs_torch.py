@@ -645,6 +645,51 @@ def _(lib, inp):
     }
 
 
+@program("load_state_dict-and-param-groups")
+def _(lib, inp):
+    """Module.load_state_dict returns PyTorch's _IncompatibleKeys (and refuses, in
+    PyTorch's words, missing and unexpected names and values of another shape);
+    an optimizer refuses a parameter in two groups (it would be updated twice), a
+    set of parameters and a lone tensor, and warns of one listed twice."""
+    nn = lib.nn
+    lib.manual_seed(0)
+
+    def model():
+        return nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+
+    source, target = model(), model()
+    sd = source.state_dict()
+    bad = dict(sd)
+    bad.pop("0.bias")
+    bad["extra"] = lib.ones(1)
+    bad["2.weight"] = lib.ones(5, 5)
+    partial = {k: v for k, v in sd.items() if k != "0.bias"} | {"zz": lib.ones(1)}
+    loads = {
+        "all": repr(target.load_state_dict(sd)),
+        "same_values": [
+            bool((a == b).all()) for a, b in zip(source.parameters(), target.parameters())
+        ],
+        "strict_errors": attempt(lambda: target.load_state_dict(bad)),
+        "not_strict": repr(target.load_state_dict(partial, strict=False)),
+        "not_strict_keys": list(target.load_state_dict(partial, strict=False)),
+        "not_dict": attempt(lambda: target.load_state_dict([1])),
+    }
+    p = lib.ones(2, requires_grad=True)
+    q = lib.ones(3, requires_grad=True)
+    opt = lib.optim.SGD([p], lr=0.1)
+    groups = {
+        "twice_in_group": len(lib.optim.SGD([p, p], lr=0.1).param_groups[0]["params"]),
+        "tensor": attempt(lambda: lib.optim.SGD(lib.ones(2, requires_grad=True), lr=0.1)),
+        "two_groups": attempt(lambda: lib.optim.SGD([{"params": [p]}, {"params": p}], lr=0.1)),
+        "set": attempt(lambda: lib.optim.SGD([{"params": [p]}, {"params": {q}}], lr=0.1)),
+        "adam_two_groups": attempt(lambda: lib.optim.Adam([{"params": [p, q]}, {"params": [q]}])),
+        "add_again": attempt(lambda: opt.add_param_group({"params": [p]})),
+        "add_new": attempt(lambda: opt.add_param_group({"params": q, "lr": 1.0})),
+        "lrs": [g["lr"] for g in opt.param_groups],
+    }
+    return {"loads": loads, "groups": groups, "target": list(target.parameters())}
+
+
 @program("sum_to_size")
 def _(lib, inp):
     """Tensor.sum_to_size: sums away leading dimensions and those where the size
