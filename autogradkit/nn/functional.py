@@ -303,6 +303,27 @@ def _check_loss_args(name: str, input, target, reduction: str) -> None:
         )
 
 
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """The reduction PyTorch's old ``size_average``/``reduce`` arguments ask for
+    (each None meaning True), with its deprecation warning; ``reduction`` when
+    neither is given."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        legacy = "none"
+    else:
+        legacy = "mean" if size_average else "sum"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{legacy}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return legacy
+
+
 def _check_constant(name: str, **arguments) -> None:
     """Weights are constants: PyTorch refuses to differentiate with respect to them."""
     for argument, value in arguments.items():
@@ -337,6 +358,7 @@ def binary_cross_entropy_with_logits(
     pos_weight : Tensor, optional
         Weight of positive examples, broadcast along the last dimension.
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("binary_cross_entropy_with_logits", input, target, reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(
@@ -367,6 +389,7 @@ def binary_cross_entropy(
     reduction: str = "mean",
 ) -> Tensor:
     """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("binary_cross_entropy", input, target, reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(
@@ -385,6 +408,7 @@ def mse_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
     """Mean squared error ``mean((input - target)²)``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("mse_loss", input, target, reduction)
     if target._data.shape != input._data.shape:
         warnings.warn(

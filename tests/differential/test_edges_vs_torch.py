@@ -898,6 +898,30 @@ def _nll_nothing_to_average(lib, inp):
 register("loss/nll-nothing-to-average", _nll_nothing_to_average)
 
 
+def _legacy_reduction_arguments(lib, inp):
+    """The old size_average/reduce arguments of mse_loss, binary_cross_entropy and
+    binary_cross_entropy_with_logits choose the reduction (they were ignored:
+    size_average=False gave the mean, not the sum), with PyTorch's warning."""
+    F = lib.nn.functional
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], requires_grad=True)
+    y = lib.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    losses = {
+        "mse": lambda **k: F.mse_loss(x, y, **k),
+        "bce": lambda **k: F.binary_cross_entropy(x.sigmoid(), y, **k),
+        "bce_logits": lambda **k: F.binary_cross_entropy_with_logits(x, y, **k),
+    }
+    out = {}
+    for size_average in (None, True, False):
+        for reduce in (None, True, False):
+            for name, loss in losses.items():
+                value = loss(size_average=size_average, reduce=reduce, reduction="sum")
+                out[f"{name}/{size_average}/{reduce}"] = value
+    return out
+
+
+register("loss/legacy-size_average-reduce", _legacy_reduction_arguments)
+
+
 def _integer_division_by_zero(lib, inp):
     """Integer ``//`` and ``%`` by zero raise in PyTorch (NumPy would give 0 and
     warn); float ones give inf/nan, also when only the divisor is an integer."""
