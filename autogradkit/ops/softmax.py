@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly
 from ..autograd.function import Function, Linear, Reduction, _sum_over_inputs
 from ..tensor import Tensor, _wrap_dim
@@ -287,9 +288,7 @@ def nll_loss(
 ) -> Tensor:
     """Negative log-likelihood of class indices ``target`` (N,) under
     log-probabilities ``input`` (N, C) — or (C,) and a 0-d target."""
-    if not isinstance(target, Tensor) or target._data.dtype != np.int64:
-        found = type(target).__name__ if not isinstance(target, Tensor) else target.dtype
-        raise RuntimeError(f"expected scalar type Long but found {found}")
+    _check_target(target, "nll_loss_nd")
     if input.ndim not in (1, 2):
         raise NotImplementedError(
             "autogradkit's nll_loss/cross_entropy take (N, C) or (C,) scores; "
@@ -304,10 +303,34 @@ def nll_loss(
     return NllLoss.apply(input, targets, weights, reduction, ignore_index)
 
 
+def _check_target(target, function: str) -> None:
+    """PyTorch's refusals of a ``target`` that is not a tensor of class indices."""
+    if not isinstance(target, Tensor):
+        raise TypeError(
+            f"{function}(): argument 'target' (position 2) must be Tensor, not "
+            f"{type(target).__name__}"
+        )
+    if target._data.dtype != np.int64:
+        raise RuntimeError(
+            "expected target dtype to be Long or Byte, but got "
+            f"{scalar_type_name(target._data.dtype)}"
+        )
+
+
 def cross_entropy(
     input: Tensor, target: Tensor, weight=None, ignore_index: int = -100, reduction: str = "mean"
 ) -> Tensor:
     """Cross-entropy of class indices ``target`` under unnormalised scores
     ``input``: ``nll_loss(log_softmax(input, 1), target)``, as PyTorch records it."""
+    if (
+        isinstance(target, Tensor)
+        and target._data.dtype.kind == "f"
+        and target.shape == input.shape
+    ):
+        raise NotImplementedError(
+            "autogradkit's cross_entropy takes class indices (int64) as target; class "
+            "probabilities (a float target shaped like the input) are not written yet"
+        )
+    _check_target(target, "cross_entropy_loss")
     dim = 1 if input.ndim >= 2 else 0
     return nll_loss(log_softmax(input, dim), target, weight, ignore_index, reduction)

@@ -805,6 +805,17 @@ expressions(
     "lib.ones(3, requires_grad=True) @ lib.ones(3, dtype=lib.float64)",
 )
 
+expressions(
+    "loss-target-dtypes",
+    "lib.nn.functional.nll_loss(lib.ones(2, 3), i.clone().float())",
+    "lib.nn.functional.nll_loss(lib.ones(2, 3), i.clone().double())",
+    "lib.nn.functional.nll_loss(lib.ones(2, 3), b.clone())",
+    "lib.nn.functional.cross_entropy(lib.ones(2, 3), i.clone().float())",
+    "lib.nn.functional.cross_entropy(lib.ones(2, 3), b.clone())",
+    "lib.nn.functional.nll_loss(lib.ones(2, 3), [2, 0])",
+    "lib.nn.functional.cross_entropy(lib.ones(2, 3), [2, 0])",
+    "lib.nn.functional.cross_entropy(lib.ones(3), lib.tensor(1.0))",
+)
 
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
