@@ -817,6 +817,7 @@ expressions(
     "lib.nn.functional.cross_entropy(lib.ones(3), lib.tensor(1.0))",
 )
 
+
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
     """clamp_ with tensor bounds, recorded or not (NumPy's clip refused tensors)."""
