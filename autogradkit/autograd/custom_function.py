@@ -189,9 +189,14 @@ def _check_count(ctx: _CustomNode, grads: tuple) -> None:
 
 
 def _as_engine_grad(grad: Any, create_graph: bool):
-    """The engine works on arrays (tensors in a create_graph pass)."""
+    """The engine works on arrays (tensors in a create_graph pass).
+
+    A view of the tensor's array, not the array: the engine adopts an array it
+    made itself as a leaf's ``.grad`` without copying it, and this one is the
+    user's (``backward`` may keep the tensor it returned). PyTorch copies such a
+    gradient too, so changing the tensor later leaves ``.grad`` alone."""
     if isinstance(grad, Tensor):
-        return grad if create_graph else grad._data
+        return grad if create_graph else grad._data.view()
     if create_graph:
         return Tensor._make(np.asarray(grad))
     return np.asarray(grad)

@@ -736,10 +736,16 @@ class AccumulateGrad(Node):
     def _add_to_grad(self, grad, create_graph: bool, keep_previous: bool):
         variable = self.variable
         old = variable._grad
-        if create_graph or old.grad_fn is not None or type(grad) is Tensor:
-            new = old + (grad if type(grad) is Tensor else Tensor._make(np.asarray(grad)))
-            variable._grad = new if create_graph else new.detach()
+        if create_graph:  # Recorded, as in PyTorch: .grad becomes old + grad (AddBackward0).
+            variable._grad = old + (
+                grad if type(grad) is Tensor else Tensor._make(np.asarray(grad))
+            )
             return old
+        # Otherwise PyTorch adds in place, even into a .grad that has a grad_fn (a
+        # create_graph pass made it): .grad stays the same tensor, keeps its grad_fn,
+        # and a name still holding it sees the sum.
+        if type(grad) is Tensor:
+            grad = grad._data
         previous = Tensor._make(old._data.copy()) if keep_previous else None
         np.add(old._data, _fit_array(grad, old._data), out=old._data)
         old._version_counter[0] += 1
@@ -755,7 +761,7 @@ _ACCUMULATE_LOCK = threading.RLock()
 def _first_grad(grad, variable, create_graph: bool, owned: bool):
     """What ``.grad`` becomes on the first accumulation into ``variable``."""
     if type(grad) is Tensor:
-        return grad if create_graph else Tensor._make(grad._data)
+        return _copied_tensor_grad(grad, variable, create_graph)
     data = variable._data
     fitted = grad
     if grad.shape != data.shape or grad.dtype is not data.dtype:
@@ -766,6 +772,23 @@ def _first_grad(grad, variable, create_graph: bool, owned: bool):
     # `gradient=`), so store a private copy unless the engine knows it was made
     # for us alone.
     return Tensor._make(fitted if owned or fitted is not grad else fitted.copy())
+
+
+def _copied_tensor_grad(grad: Tensor, variable: Tensor, create_graph: bool) -> Tensor:
+    """The first ``.grad`` of ``variable`` from a gradient that arrived as a tensor:
+    one a custom Function's backward returned, or, under ``create_graph``, one the
+    recorded formulas made.
+
+    PyTorch stores a copy in the leaf's own dtype and layout (its "gradient layout
+    contract"), so a tensor the user still holds is not ``.grad`` itself: changing
+    it later leaves ``.grad`` alone. Under ``create_graph`` the copy is recorded,
+    so ``x.grad`` prints ``grad_fn=<CopyBackwards>`` as in PyTorch, and the next
+    derivative flows through it.
+    """
+    if not create_graph:
+        return Tensor._make(grad._data.astype(variable._data.dtype, copy=True))
+    with grad_mode.enable_grad():
+        return Tensor._make(np.empty_like(variable._data)).copy_(grad)
 
 
 def _fit_array(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 import zlib
 from pathlib import Path
 
@@ -262,6 +263,61 @@ def _division_double_backward(lib, inp):
 
 
 register("arith/double-backward", _division_double_backward)
+
+
+# ----------------------------------------------------------------------------- a leaf's .grad, held
+
+
+def _leaf_grad_under_create_graph(lib, inp):
+    """backward(create_graph=True) stores a recorded copy as .grad (CopyBackwards),
+    not the gradient itself; a later plain backward adds into that same tensor."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's reference-cycle warning
+        x = lib.tensor(2.0, requires_grad=True)
+        (x**3).backward(create_graph=True)
+        first = x.grad
+        first_record = {"grad": first, "version": first._version}
+        first.backward()  # d(3x^2)/dx added into x.grad, in place
+        g = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        leaf = lib.tensor([1.0, 1.0, 1.0], requires_grad=True)
+        leaf.backward(g, create_graph=True)
+        mixed = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        (mixed.float() * w).sum().backward(create_graph=True)
+    return {
+        "first": first_record,
+        "after_second_backward": {"grad": x.grad, "same_tensor": x.grad is first},
+        "held_first": first,
+        "root_gradient": {"grad": leaf.grad, "is_g": leaf.grad is g},
+        "mixed_dtypes": {"mixed": mixed.grad, "w": w.grad},
+    }
+
+
+register("leaf-grad/create-graph-copy", _leaf_grad_under_create_graph)
+
+
+def _custom_backward_keeps_its_gradient(lib, inp):
+    """A custom Function's backward returns a tensor it keeps and changes later:
+    .grad is a copy, as in PyTorch."""
+    kept = {}
+
+    class Keep(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            kept["grad"] = lib.full((3,), 7.0)
+            return kept["grad"]
+
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Keep.apply(x).sum().backward()
+    kept["grad"] += 1
+    return {"x_grad": x.grad, "kept": kept["grad"]}
+
+
+register("leaf-grad/custom-backward-keeps-its-gradient", _custom_backward_keeps_its_gradient)
 
 
 # ----------------------------------------------------------------------------- edge values, silently
