@@ -46,6 +46,11 @@ from ._dtype import bool, double, dtype, float, float32, float64, int64, long
 from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tracebacks import install as _install_short_tracebacks
+from .autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.accumulate import cumsum, norm, prod
 from .ops.arithmetic import (
@@ -193,6 +198,9 @@ __all__ = [
     "int64",
     "is_floating_point",
     "is_grad_enabled",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "set_anomaly_enabled",
     "is_tensor",
     "linspace",
     "log",

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._legacy import Variable
 from . import forward_ad, functional, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .custom_function import Function
 from .engine import (
     CREATE_GRAPH_BACKWARD_WARNING,
@@ -54,6 +55,8 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    "detect_anomaly",
+    "set_detect_anomaly",
     "once_differentiable",
     "Variable",
 ]

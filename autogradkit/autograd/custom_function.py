@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from . import forward_ad, grad_mode
+from . import anomaly_mode, forward_ad, grad_mode
 from . import function as core
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -304,6 +304,8 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
     ctx._set_edges(core.gradient_edge(a) for a in args if isinstance(a, Tensor))
     ctx._inputs = args
     ctx._sequence_nr = next(core._sequence_numbers)
+    if anomaly_mode.enabled:
+        anomaly_mode.keep_forward_trace(ctx)
     ctx.input_metadata = tuple(
         (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
     )

@@ -32,7 +32,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._quiet_numpy import silently
 from ..tensor import Tensor
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .function import (
     AccumulateGrad,
     Edge,
@@ -219,6 +219,8 @@ class _GraphTask:
         self.create_graph = create_graph
         # Observed (backward_steps): keep step records and what undo needs.
         self.observed = observed
+        # Anomaly mode (as the pass starts): every node goes through _watched_call.
+        self.anomaly = anomaly_mode.enabled
         self.root_grads = root_grads
         self.captures = captures
         self.captured: list = []
@@ -258,14 +260,16 @@ class _GraphTask:
         when the pass is observed, what each did)."""
         ready, buffers, dependencies = self.ready, self.buffers, self.dependencies
         pushed, observed, create_graph = self.pushed, self.observed, self.create_graph
-        calls_every_node = self.captures is not None or create_graph or observed
+        calls_every_node = self.captures is not None or create_graph or observed or self.anomaly
+        call = self._watched_call if self.anomaly else self._call
         free = not self.retain_graph
         while ready:
             node = heappop(ready)[2]  # the ready node recorded last
             grad_output = buffers.pop(node)
             if calls_every_node or node._needs_call or type(node) is AccumulateGrad:
-                # Captures, hooks, a leaf's .grad, create_graph, a stepper: _call.
-                grad_output, grad_inputs = self._call(node, grad_output)
+                # Captures, hooks, a leaf's .grad, create_graph, a stepper,
+                # anomaly mode: _call.
+                grad_output, grad_inputs = call(node, grad_output)
             else:  # A plain node: its formula, freeing what it saved (fitted below).
                 grad_inputs = _plain_gradients(node, grad_output, free)
             # 3. Send each gradient along its edge (grad_inputs[i] along edge i: an
@@ -348,6 +352,11 @@ class _GraphTask:
         if not self.retain_graph and (node._saved is not None or node._release_always):
             node._release()  # 4. Free the saved tensors (a call spared when none).
         return grad_output, grad_inputs
+
+    def _watched_call(self, node: Node, grad_output) -> tuple[Any, Sequence]:
+        """``_call`` under anomaly mode: a node that fails warns where the forward
+        recorded it, and (``check_nan``) one that returns nan raises."""
+        return anomaly_mode.watched(self._call, node, grad_output)
 
     def _send(self, node: Node, input_nr: int, grad, grad_output) -> None:
         """Add ``grad`` into ``node``'s buffer for its output ``input_nr``

@@ -69,6 +69,7 @@ from numpy import ndarray
 
 from .._dtype import scalar_type_name
 from ..tensor import Tensor
+from . import anomaly_mode as _anomaly_mode
 from . import forward_ad as _forward_ad
 from . import grad_mode
 from . import graph as _graph
@@ -110,8 +111,21 @@ def _inplace_message(
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{type_name} {shape_text}]{origin} is at version {now}; expected "
-        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"version {expected} instead. {_inplace_hint()}"
+    )
+
+
+def _inplace_hint() -> str:
+    """The last words of the in-place error: under anomaly mode the warning just
+    shown points at the operation; otherwise, how to turn anomaly mode on."""
+    if _anomaly_mode.enabled:
+        return (
+            "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+        )
+    return (
+        "Hint: enable anomaly detection to find the operation that failed to compute its "
+        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 
@@ -1140,6 +1154,8 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, untracked: 
         metadata = _last_metadata = ((shape, dtype),)
     ctx.input_metadata = metadata
     ctx._sequence_nr = next(_sequence_numbers)
+    if _anomaly_mode.enabled:  # keep where the forward ran, for a failing backward
+        _anomaly_mode.keep_forward_trace(ctx)
     saved = ctx._saved
     inputs_saved = False
     if saved is not None:  # (else _saved_sources stays None, its class default)

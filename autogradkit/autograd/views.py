@@ -42,6 +42,7 @@ import numpy as np
 
 from .._inplace import VIEW_OF_LEAF_INPLACE_MESSAGE
 from ..tensor import Tensor
+from . import anomaly_mode as _anomaly_mode
 from . import grad_mode
 from .function import (
     SECOND_BACKWARD_MESSAGE,
@@ -289,6 +290,8 @@ class CopySlices(Node):
         self.needs_input_grad = (base._requires_grad,) + fn.needs_input_grad[1:]
         self.input_metadata = ((base._data.shape, base._data.dtype),)
         self._sequence_nr = next(_sequence_numbers)
+        if _anomaly_mode.enabled:
+            _anomaly_mode.keep_forward_trace(self)
 
     def name(self) -> str:
         return "autogradkit::autograd::CopySlices"

@@ -840,6 +840,121 @@ def _(lib, inp):
     return {"tried": tried, "z": z, "y": y, "m": m, "leaf": leaf}
 
 
+# -- anomaly mode ---------------------------------------------------------------------
+# The "Error detected in ..." warning carries the forward traceback, whose file
+# paths differ between machines and libraries: these programs catch the warnings
+# themselves and keep each one's first line, and of the traceback its last line
+# (the user's line of code that recorded the failing node).
+
+
+def _under_anomaly(run, names_line: str | None = None) -> dict:
+    """``run()``'s outcome with its warnings: first lines, and the traceback's last
+    line (or, given ``names_line``, whether the traceback shows that line)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outcome = attempt(run)
+    messages = [str(w.message).split(" (Triggered internally at")[0] for w in caught]
+    lines: list[str | bool]
+    if names_line is None:
+        lines = [message.rstrip().splitlines()[-1].strip() for message in messages]
+    else:
+        lines = [f"    {names_line}\n" in message for message in messages]
+    first_lines = [message.splitlines()[0] for message in messages]
+    return {"outcome": outcome, "first_lines": first_lines, "forward_line": lines}
+
+
+@program("anomaly/nan-names-node-and-forward-line", {"x": Inp((3,), F32, "positive")})
+def _(lib, inp):
+    x = lib.tensor(-inp["x"], requires_grad=True)
+
+    def run():
+        with lib.autograd.detect_anomaly():
+            inside = (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
+            y = x.sqrt()
+            y.sum().backward()
+        return inside
+
+    report = _under_anomaly(run)
+    return {**report, "after": lib.is_anomaly_enabled(), "grad": x.grad}
+
+
+@program("anomaly/inplace-error-hint", {"x": Inp((2, 2), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+
+    def run():
+        with lib.autograd.set_detect_anomaly(True, check_nan=False):
+            y = x.exp()
+            y.add_(1)
+            y.sum().backward()
+
+    return _under_anomaly(run)
+
+
+@program("anomaly/error-in-custom-backward", {"x": Inp((2,), F64)})
+def _(lib, inp):
+    class Bad(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise ValueError("an error in backward")
+
+    def model(x):
+        h = x * 3
+        return Bad.apply(h)
+
+    x = lib.tensor(inp["x"], requires_grad=True)
+
+    def run():
+        with lib.autograd.set_detect_anomaly(True):
+            out = model(x).sum()
+            out.backward()
+
+    # PyTorch's traceback ends in its own Function.apply: both show the call.
+    return _under_anomaly(run, names_line="return Bad.apply(h)")
+
+
+@program("anomaly/no-forward-information", {"x": Inp((3,), F64, "positive")})
+def _(lib, inp):
+    x = lib.tensor(-inp["x"], requires_grad=True)
+    y = x.sqrt()  # recorded before anomaly mode is on
+
+    def run():
+        with lib.autograd.set_detect_anomaly(True):
+            lib.autograd.grad(y.sum(), x)
+
+    report = _under_anomaly(run)
+    return {"outcome": report["outcome"], "first_lines": report["first_lines"]}
+
+
+@program("anomaly/check-nan-off-and-switches", {"a": Inp((2,), F32, "positive")})
+def _(lib, inp):
+    a = lib.tensor(inp["a"], requires_grad=True)
+    zero = lib.tensor([0.0, 0.0])
+    switches = [(lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())]
+    lib.autograd.set_detect_anomaly(True, check_nan=False)  # a plain call: stays on
+    try:
+        switches.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        report = _under_anomaly(lambda: (a / zero * 0).sum().backward())
+    finally:
+        lib.autograd.set_detect_anomaly(False)
+    switches.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+    b = lib.tensor(inp["a"], requires_grad=True)
+    with_nan = _under_anomaly(lambda: _divide_under_detect_anomaly(lib, b, zero))
+    return {"switches": switches, "report": report, "grad": a.grad, "with_nan": with_nan}
+
+
+def _divide_under_detect_anomaly(lib, b, zero):
+    with lib.autograd.detect_anomaly(check_nan=True):
+        c = b / zero * 0
+        c.sum().backward()
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)

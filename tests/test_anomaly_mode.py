@@ -1,0 +1,112 @@
+"""Anomaly mode: the forward traceback kept only while it is on, the warning and
+the nan check in the engine's _call path (PyTorch's messages are compared in
+tests/differential/test_errors_vs_torch.py, the ``anomaly/`` programs)."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import pytest
+
+import autogradkit as torch
+from autogradkit.autograd import anomaly_mode
+
+
+@pytest.fixture(autouse=True)
+def _anomaly_mode_off_afterwards():
+    yield
+    torch.set_anomaly_enabled(False)
+
+
+def _caught(run) -> tuple[BaseException | None, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run()
+        except Exception as error:
+            return error, [str(w.message) for w in caught]
+    return None, [str(w.message) for w in caught]
+
+
+def test_nodes_keep_no_traceback_while_anomaly_mode_is_off():
+    x = torch.ones(2, requires_grad=True)
+    y = (x * 2).exp()
+    assert getattr(y.grad_fn, "_forward_trace", None) is None
+    with torch.autograd.set_detect_anomaly(True):
+        z = y.sin()
+    assert "z = y.sin()" in z.grad_fn._forward_trace
+    # The library's own frames are left out: the last frame is this test's line.
+    assert z.grad_fn._forward_trace.rstrip().endswith("z = y.sin()")
+
+
+def test_the_switch_is_one_for_the_whole_process_as_in_pytorch():
+    seen = []
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        thread = threading.Thread(
+            target=lambda: seen.append(
+                (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+            )
+        )
+        thread.start()
+        thread.join()
+    assert seen == [(True, False)]
+    assert (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()) == (False, True)
+
+
+def test_a_failing_hook_warns_with_the_forward_line_of_its_node():
+    x = torch.ones(2, requires_grad=True)
+
+    def broken(grad):
+        raise ValueError("hook failed")
+
+    with torch.autograd.set_detect_anomaly(True):
+        y = x * 3
+        y.register_hook(broken)
+        error, messages = _caught(lambda: y.sum().backward())
+    assert isinstance(error, ValueError)
+    assert messages[0].startswith("Error detected in MulBackward0. Traceback of forward call")
+    assert messages[0].rstrip().endswith("y = x * 3")
+
+
+def test_an_in_place_write_through_a_view_names_the_copy_slices_node():
+    x = torch.ones(3, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        y = x * 1
+        y[0].mul_(-1)
+        z = y.sqrt()
+        error, messages = _caught(lambda: z.sum().backward())
+    assert str(error) == "Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert messages[0].rstrip().endswith("z = y.sqrt()")
+    assert "y[0].mul_(-1)" in y.grad_fn._forward_trace  # CopySlices keeps its line too
+
+
+def test_the_nan_check_names_which_output_holds_the_nan():
+    a = torch.tensor([float("inf")], requires_grad=True)
+    b = torch.tensor([1.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        c = a * b
+        # d/da = 0 * b = 0, d/db = 0 * inf = nan: Mul's second output (PyTorch's "1th").
+        error, _ = _caught(lambda: c.backward(torch.tensor([0.0])))
+    assert str(error) == "Function 'MulBackward0' returned nan values in its 1th output."
+    assert a.grad is None and b.grad is None  # raised before anything reached .grad
+
+
+def test_the_stepper_runs_under_anomaly_mode_too():
+    x = torch.tensor([-1.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        steps = torch.autograd.backward_steps(x.sqrt().sum())
+        first = next(steps)
+        assert first.node.name() == "SumBackward0"
+        error, messages = _caught(lambda: next(steps))
+    assert str(error) == "Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert messages[0].startswith("Error detected in SqrtBackward0.")
+
+
+def test_backward_without_anomaly_mode_stays_quiet():
+    x = torch.tensor([-1.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        y = x.sqrt()
+    error, messages = _caught(lambda: y.sum().backward())
+    assert error is None and messages == []
+    assert anomaly_mode.is_anomaly_enabled() is False
