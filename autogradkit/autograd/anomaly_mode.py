@@ -29,6 +29,7 @@ Error detected in SqrtBackward0. Traceback of forward call that caused the error
 
 from __future__ import annotations
 
+import threading
 import traceback
 import warnings
 from collections.abc import Callable
@@ -44,6 +45,15 @@ __all__ = ["detect_anomaly", "set_detect_anomaly"]
 # flag, not a thread-local one). Module globals: recording a node reads ``enabled``.
 enabled = False
 check_nan = True
+
+
+class _Running(threading.local):
+    # The node whose backward runs now in this thread under anomaly mode (None:
+    # none): a node recorded meanwhile (create_graph) keeps it as its parent.
+    node: Any = None
+
+
+_running = _Running()
 
 
 def is_anomaly_enabled() -> bool:
@@ -154,22 +164,35 @@ def keep_forward_trace(node: Any) -> None:
     while frames and frames[-1].filename.startswith(PACKAGE):
         frames.pop()
     node._forward_trace = "".join(traceback.format_list(frames))
+    if _running.node is not None:
+        node._anomaly_parent = _running.node
 
 
 def warn_with_forward_trace(node: Any) -> None:
-    """PyTorch's warning for a node whose backward failed: where it was recorded."""
+    """PyTorch's warnings for a node whose backward failed: where the forward
+    recorded it, then, for a node a backward with ``create_graph`` recorded,
+    where the forward recorded the node whose backward that was (and so on up)."""
+    warnings.warn(_trace_message(node, induced=False), UserWarning, stacklevel=3)
+    parent = getattr(node, "_anomaly_parent", None)
+    while parent is not None:
+        warnings.warn(_trace_message(parent, induced=True), UserWarning, stacklevel=3)
+        parent = getattr(parent, "_anomaly_parent", None)
+
+
+def _trace_message(node: Any, induced: bool) -> str:
     trace = getattr(node, "_forward_trace", None)
     name = node.name()
     if trace is None:
-        message = (
+        return (
             f"Error detected in {name}. No forward pass information available. "
             "Enable detect anomaly during forward pass for more information."
         )
-    else:
-        message = (
-            f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}"
+    if induced:
+        return (
+            f"\n\nPrevious calculation was induced by {name}. Traceback of forward call "
+            f"that induced the previous calculation:\n{trace}"
         )
-    warnings.warn(message, UserWarning, stacklevel=2)
+    return f"Error detected in {name}. Traceback of forward call that caused the error:\n{trace}"
 
 
 def check_for_nan(node: Any, grad_inputs: Any) -> None:
@@ -185,6 +208,7 @@ def check_for_nan(node: Any, grad_inputs: Any) -> None:
 def watched(call: Callable[[Any, Any], tuple], node: Any, grad_output: Any) -> tuple:
     """Run ``call(node, grad_output)`` (the engine's ``_call``) under anomaly mode:
     the nan check on what it returns, and on any error the forward traceback."""
+    previous, _running.node = _running.node, node
     try:
         grad_output, grad_inputs = call(node, grad_output)
         if check_nan:
@@ -192,4 +216,6 @@ def watched(call: Callable[[Any, Any], tuple], node: Any, grad_output: Any) -> t
     except Exception:
         warn_with_forward_trace(node)
         raise
+    finally:
+        _running.node = previous
     return grad_output, grad_inputs

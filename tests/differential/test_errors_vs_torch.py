@@ -847,21 +847,21 @@ def _(lib, inp):
 # (the user's line of code that recorded the failing node).
 
 
-def _under_anomaly(run, names_line: str | None = None) -> dict:
+def _under_anomaly(run, names_lines: tuple[str, ...] = ()) -> dict:
     """``run()``'s outcome with its warnings: first lines, and the traceback's last
-    line (or, given ``names_line``, whether the traceback shows that line)."""
+    line (or, given ``names_lines``, whether the traceback shows each of them)."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         outcome = attempt(run)
     messages = [str(w.message).split(" (Triggered internally at")[0] for w in caught]
-    lines: list[str | bool]
-    if names_line is None:
-        lines = [message.rstrip().splitlines()[-1].strip() for message in messages]
+    lines: list[str | list[bool]]
+    if names_lines:
+        lines = [[f"    {line}\n" in message for line in names_lines] for message in messages]
     else:
-        lines = [f"    {names_line}\n" in message for message in messages]
-    first_lines = [message.splitlines()[0] for message in messages]
+        lines = [message.rstrip().splitlines()[-1].strip() for message in messages]
+    first_lines = [message.strip().splitlines()[0] for message in messages]
     return {"outcome": outcome, "first_lines": first_lines, "forward_line": lines}
 
 
@@ -916,7 +916,23 @@ def _(lib, inp):
             out.backward()
 
     # PyTorch's traceback ends in its own Function.apply: both show the call.
-    return _under_anomaly(run, names_line="return Bad.apply(h)")
+    return _under_anomaly(run, names_lines=("return Bad.apply(h)",))
+
+
+@program("anomaly/node-recorded-by-a-create-graph-backward")
+def _(lib, inp):
+    x = lib.tensor([0.0], requires_grad=True)
+
+    def run():
+        with lib.autograd.set_detect_anomaly(True):
+            y = x.sqrt()
+            (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+            lib.autograd.grad((g * 0).sum(), x)  # 0 * inf: nan, in a node of g's graph
+
+    # Two warnings: the failing node's forward line, then the one of the node whose
+    # backward recorded it (PyTorch's first traceback also goes on into its engine).
+    lines = ("(g,) = lib.autograd.grad(y.sum(), x, create_graph=True)", "y = x.sqrt()")
+    return _under_anomaly(run, names_lines=lines)
 
 
 @program("anomaly/no-forward-information", {"x": Inp((3,), F64, "positive")})
