@@ -110,3 +110,14 @@ def test_backward_without_anomaly_mode_stays_quiet():
     error, messages = _caught(lambda: y.sum().backward())
     assert error is None and messages == []
     assert anomaly_mode.is_anomaly_enabled() is False
+
+
+def test_a_node_recorded_by_a_create_graph_backward_keeps_its_parent_only_meanwhile():
+    x = torch.tensor([4.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        y = x.sqrt()
+        (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        later = g * 2  # recorded after the backward: no parent
+    assert g.grad_fn._anomaly_parent is y.grad_fn
+    assert getattr(later.grad_fn, "_anomaly_parent", None) is None
+    assert anomaly_mode._running.node is None
