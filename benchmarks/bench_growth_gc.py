@@ -8,7 +8,9 @@ library:
 * the chain as ``bench_core`` runs it (the cyclic GC on), with the time the GC's
   collections took (measured with ``gc.callbacks``), and
 * the same chain with the GC paused (``gc.disable()`` in this benchmark's
-  process only; the library itself never touches the GC).
+  process only; the library itself never touches the GC),
+
+in interleaved blocks, and reports the median of each.
 
 The graph autogradkit records is made of Python objects (two nodes and about two
 tuples survive per link), so a long chain's forward pass triggers collections
@@ -19,7 +21,7 @@ from ``bench_core.py --callgrind --only chain-200,chain-2000,chain-20000``.
 
 Usage::
 
-    python benchmarks/bench_growth_gc.py [--libs autogradkit,torch] [--repeat 5]
+    python benchmarks/bench_growth_gc.py [--libs autogradkit,torch] [--repeat 7]
 
 The figures are reported, never asserted.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import statistics
 import subprocess
@@ -63,41 +66,45 @@ class CollectionTimer:
             self.total += time.process_time() - self._started
 
 
-def measure(lib_name: str, length: int, repeat: int, gc_paused: bool) -> dict[str, float]:
-    """Median µs per link (CPU time) over ``repeat`` blocks, and the GC's share."""
+def measure(lib_name: str, length: int, repeat: int) -> dict[str, float]:
+    """Median µs per link (CPU time) over ``repeat`` blocks with the GC on, and
+    over as many with it paused, interleaved in this one process (fresh
+    processes alone differ by tens of percent), and the GC's share with it on."""
     sys.path.insert(0, str(REPO_ROOT))  # this checkout's autogradkit
+    lib = importlib.import_module(lib_name)
     if lib_name == "torch":
-        import torch as lib
-
         lib.set_num_threads(1)
-    else:
-        import autogradkit as lib
     leaf = lib.tensor(1.0, requires_grad=True)
     passes = max(1, LINKS_PER_BLOCK // length)
     chain_step(leaf, length)  # warm up
     timer = CollectionTimer()
     gc.callbacks.append(timer)
-    if gc_paused:
-        gc.disable()
-    per_link, gc_share = [], []
+    per_link: dict[bool, list[float]] = {False: [], True: []}
+    gc_share = []
     for _ in range(repeat):
-        gc.collect()
-        timer.total = 0.0
-        start = time.process_time()
-        for _ in range(passes):
-            chain_step(leaf, length)
-        elapsed = time.process_time() - start
-        per_link.append(elapsed / (passes * length) * 1e6)
-        gc_share.append(timer.total / elapsed)
-    gc.enable()
-    return {"us_per_link": statistics.median(per_link), "gc_share": statistics.median(gc_share)}
+        for paused in (False, True):
+            gc.collect()
+            if paused:
+                gc.disable()
+            timer.total = 0.0
+            start = time.process_time()
+            for _ in range(passes):
+                chain_step(leaf, length)
+            elapsed = time.process_time() - start
+            gc.enable()
+            per_link[paused].append(elapsed / (passes * length) * 1e6)
+            if not paused:
+                gc_share.append(timer.total / elapsed)
+    return {
+        "gc_on": statistics.median(per_link[False]),
+        "gc_paused": statistics.median(per_link[True]),
+        "gc_share": statistics.median(gc_share),
+    }
 
 
-def run_apart(lib_name: str, length: int, repeat: int, gc_paused: bool) -> dict[str, float]:
+def run_apart(lib_name: str, length: int, repeat: int) -> dict[str, float]:
     """``measure`` in a fresh interpreter that imports only ``lib_name``."""
     argv = [sys.executable, __file__, "--child", lib_name, str(length), str(repeat)]
-    if gc_paused:
-        argv.append("--gc-paused")
     done = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -113,35 +120,29 @@ def available(lib_name: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--libs", default="autogradkit,torch")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--child", nargs=3, metavar=("LIB", "LENGTH", "REPEAT"))
-    parser.add_argument("--gc-paused", action="store_true")
     args = parser.parse_args()
     if args.child:
         lib_name, length, repeat = args.child
-        print(json.dumps(measure(lib_name, int(length), int(repeat), args.gc_paused)))
+        print(json.dumps(measure(lib_name, int(length), int(repeat))))
         return
 
     libs = [name for name in args.libs.split(",") if available(name)]
     print(f"{'library':<12} {'links':>7}  {'GC on µs/link':>13}  {'in GC':>6}  {'GC paused':>9}")
-    first: dict[tuple[str, bool], float] = {}
-    last: dict[tuple[str, bool], float] = {}
+    figures = {}
     for lib_name in libs:
         for length in LENGTHS:
-            on = run_apart(lib_name, length, args.repeat, gc_paused=False)
-            paused = run_apart(lib_name, length, args.repeat, gc_paused=True)
+            figures[lib_name, length] = f = run_apart(lib_name, length, args.repeat)
             print(
-                f"{lib_name:<12} {length:>7,}  {on['us_per_link']:>13.2f}  "
-                f"{on['gc_share']:>6.1%}  {paused['us_per_link']:>9.2f}"
+                f"{lib_name:<12} {length:>7,}  {f['gc_on']:>13.2f}  "
+                f"{f['gc_share']:>6.1%}  {f['gc_paused']:>9.2f}"
             )
-            for gc_paused, figures in ((False, on), (True, paused)):
-                if length == LENGTHS[0]:
-                    first[lib_name, gc_paused] = figures["us_per_link"]
-                last[lib_name, gc_paused] = figures["us_per_link"]
     print(f"\nPer-link cost at {LENGTHS[-1]:,} vs {LENGTHS[0]} links:")
     for lib_name in libs:
-        on = last[lib_name, False] / first[lib_name, False]
-        paused = last[lib_name, True] / first[lib_name, True]
+        first, last = figures[lib_name, LENGTHS[0]], figures[lib_name, LENGTHS[-1]]
+        on = last["gc_on"] / first["gc_on"]
+        paused = last["gc_paused"] / first["gc_paused"]
         print(f"  {lib_name:<12} GC on {on:.2f}x, GC paused {paused:.2f}x")
 
 
