@@ -243,9 +243,9 @@ class _GraphTask:
         self.pushed = 0
         self.steps_run = 0
         self.changes: list[Accumulation] = []
-        for (root, output_nr), grad in zip(roots, root_grads):
+        for index, ((root, output_nr), grad) in enumerate(zip(roots, root_grads)):
             assert root is not None  # every root requires grad
-            grad = _fitted_root_grad(root, output_nr, grad, create_graph)
+            grad = _fitted_root_grad(root, output_nr, grad, create_graph, index)
             if root in self.buffers or root._multi_output:
                 self._send(root, output_nr, grad, grad)
             else:
@@ -289,7 +289,7 @@ class _GraphTask:
                     if (
                         grad is not grad_output or metadata != node.input_metadata[0]
                     ) and not _fits_input(grad, shape, dtype):
-                        grad = _fit_to_input(grad, shape, dtype, create_graph)
+                        grad = _fit_to_input(grad, shape, dtype, create_graph, node, i)
                     # The first gradient for a node with one output is simply stored.
                     if child in buffers or type(child) is AccumulateGrad or child._multi_output:
                         self._send(child, input_nrs[i], grad, grad_output)
@@ -462,7 +462,7 @@ class _GraphTask:
             self.changes.append(Accumulation(tensor, grad, previous))
 
 
-def _fitted_root_grad(root: Node, output_nr: int, grad, create_graph: bool):
+def _fitted_root_grad(root: Node, output_nr: int, grad, create_graph: bool, index: int):
     """A root's gradient fitted to the output it is for, as the loop fits every
     gradient it sends (PyTorch's engine validates the roots' gradients too). Every
     gradient a node receives then fits its output (as do their sums, and what a
@@ -472,7 +472,9 @@ def _fitted_root_grad(root: Node, output_nr: int, grad, create_graph: bool):
     21.69M -> 20.73M, 200-link chain 4.84M -> 4.73M, tutorial unchanged (159k)."""
     shape, dtype = root.input_metadata[output_nr]
     return (
-        grad if _fits_input(grad, shape, dtype) else _fit_to_input(grad, shape, dtype, create_graph)
+        grad
+        if _fits_input(grad, shape, dtype)
+        else _fit_to_input(grad, shape, dtype, create_graph, None, index)
     )
 
 

@@ -548,7 +548,7 @@ class Node:
             elif grad is not None:
                 shape, dtype = node.input_metadata[self._input_nrs[i]]
                 if not _fits_input(grad, shape, dtype):
-                    sent[i] = _fit_to_input(grad, shape, dtype, create_graph)
+                    sent[i] = _fit_to_input(grad, shape, dtype, create_graph, self, i)
         return sent
 
 
@@ -632,19 +632,41 @@ def _saved_by_name(node: Node, name: str) -> Any:
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
 
 
-def _fit_to_input(grad, shape: tuple, dtype: np.dtype, create_graph: bool):
+def _fit_to_input(
+    grad,
+    shape: tuple,
+    dtype: np.dtype,
+    create_graph: bool,
+    node: Node | None = None,
+    index: int = 0,
+):
     """Give a gradient the shape and dtype of the input it is for: sum it over the
     axes along which that input was broadcast (PyTorch does this once, in the
-    engine, so no operation has to)."""
+    engine, so no operation has to). ``node`` sent it as its ``index``-th gradient
+    (None: it is a root's gradient), which PyTorch's error for a gradient that
+    fits no broadcast names (one can only arise after ``y.data = <other shape>``)."""
     if grad.shape != shape:
-        grad = _sum_to(grad, shape) if create_graph else sum_to_shape(grad, shape)
+        got = grad.shape
+        if len(got) >= len(shape):
+            grad = _sum_to(grad, shape) if create_graph else sum_to_shape(grad, shape)
         if grad.shape != shape:
+            if math.prod(grad.shape) != math.prod(shape):
+                raise _invalid_gradient(node, index, got, shape)
             grad = grad.reshape(shape)
     if create_graph:
         return grad if grad.dtype == dtype else grad.to(_dtype_of(dtype))
     if not isinstance(grad, _NUMPY_VALUE):
         grad = np.asarray(grad)
     return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
+def _invalid_gradient(node: Node | None, index: int, got: tuple, shape: tuple) -> RuntimeError:
+    """PyTorch's error for a gradient whose shape does not broadcast to its input's."""
+    sender = "" if node is None else f"Function {node.name()} returned an "
+    return RuntimeError(
+        f"{sender}invalid gradient at index {index} - got {list(got)} but expected shape "
+        f"compatible with {list(shape)}"
+    )
 
 
 def _sum_to(grad: Tensor, shape: tuple) -> Tensor:

@@ -654,6 +654,39 @@ def _(lib, inp):
     }
 
 
+def _backward_after_data_swap(lib, x, through_sum: bool, create_graph: bool):
+    """``y.data = <other shape>`` then a backward pass: the gradient reaching x's
+    node no longer fits x, which PyTorch's engine reports (as a root's or a node's).
+    With create_graph through autograd.grad: backward(create_graph=True) warns once
+    per process in PyTorch, which would tie this case's record to the others'."""
+    y = x * 2
+    y.data = lib.ones(5, dtype=x.dtype)
+    root = y.sum() if through_sum else y
+    seed = None if through_sum else lib.ones(5, dtype=x.dtype)
+    if create_graph:
+        return lib.autograd.grad(root, x, seed, create_graph=True)
+    return root.backward(seed)
+
+
+@program("root-gradient-after-data-of-other-shape", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    out = {}
+    for through_sum in (False, True):
+        for create_graph in (False, True):
+            out[f"sum={through_sum},cg={create_graph}"] = attempt(
+                lambda s=through_sum, c=create_graph: _backward_after_data_swap(lib, x, s, c)
+            )
+    out["second_root"] = attempt(lambda: _grad_after_data_swap(lib, x))
+    return {**out, "x": x}
+
+
+def _grad_after_data_swap(lib, x):
+    a, b = x * 2, x * 3
+    b.data = lib.ones(2, 2, dtype=x.dtype)
+    return lib.autograd.grad([a, b], [x], [lib.ones(3), lib.ones(2, 2)])
+
+
 # ----------------------------------------------------------------------------- misc
 
 errors(
