@@ -73,6 +73,7 @@ from . import anomaly_mode as _anomaly_mode
 from . import forward_ad as _forward_ad
 from . import grad_mode
 from . import graph as _graph
+from . import saved_variable as _saved_variable
 
 __all__ = [
     "Function",
@@ -204,6 +205,16 @@ class _SavedByName:
         if node is None:
             return self
         return _saved_by_name(node, self.name)
+
+
+class _RawSavedByName(_SavedByName):
+    """``grad_fn._raw_saved_<name>``: the saved tensor as an object that takes hooks
+    (``register_hooks(pack, unpack)``, see :mod:`.saved_variable`)."""
+
+    def __get__(self, node: Node | None, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        return _saved_variable.raw_saved(node, self.name)
 
 
 class Node:
@@ -394,14 +405,28 @@ class Node:
         if sources is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if _packed_seen and self._packed is not None:
-            self._saved = _unpack_saved(self._packed)
-            self._packed = None
+            return self._unpacked_saved_tensors(differentiable)
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
                 self._raise_modified(counter, version)
         if not differentiable:
             return self._saved
         return tuple(self._saved_as_tensor(i) for i in range(len(self._saved)))
+
+    def _unpacked_saved_tensors(self, differentiable: bool) -> tuple:
+        """:attr:`saved_tensors` of a node with hooked saved tensors: each unpacked
+        again (its unpack hook runs on every read), the others checked unchanged."""
+        packed = self._packed
+        self._saved = _saved_variable.unpack_all(self)
+        for (counter, version, _, _), hooked in zip(self._saved_sources, packed):
+            if hooked is None and counter is not None and counter[0] != version:
+                self._raise_modified(counter, version)
+        saved = self._saved
+        if differentiable:
+            saved = tuple(self._saved_as_tensor(i) for i in range(len(saved)))
+        # Only the packed values stay kept, as before the read.
+        self._saved = tuple(None if p is not None else a for a, p in zip(self._saved, packed))
+        return saved
 
     def _saved_as_tensor(self, i: int):
         array = self._saved[i]
@@ -456,12 +481,18 @@ class Node:
     _saved_split_size = _SavedByName()
     _saved_split_sizes = _SavedByName()
     _saved_self_sym_sizes = _SavedByName()
+    # The saved tensors themselves, to register hooks on (see saved_variable).
+    _raw_saved_self = _RawSavedByName()
+    _raw_saved_other = _RawSavedByName()
+    _raw_saved_result = _RawSavedByName()
 
     def _release(self) -> None:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
         if self._saved is not None:
             self._saved = None
             self._saved_sources = _RELEASED
+            if self._packed is not None:
+                self._packed = None  # what pack hooks returned goes too
 
     @property
     def metadata(self) -> dict:
@@ -614,19 +645,13 @@ def _saved_by_name(node: Node, name: str) -> Any:
     sources = getattr(node, "_saved_sources", None)
     if sources is _RELEASED and (key in ("self", "other", "result") or key in node.__dict__):
         raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-    described = [s for s in sources or () if isinstance(s, tuple)]
-    saved = getattr(node, "_saved", None) or ()
-    if key == "result":
-        for array, (_, _, kind, _) in zip(saved, described):
-            if kind == "output":
-                return Tensor._make(array, grad_fn=node)
-    elif key in ("self", "other") and described:
-        inputs = node._inputs
-        position = 0 if key == "self" else 1
-        if position < len(inputs) and any(s[3] is inputs[position] for s in described):
-            return inputs[position]
-        if any(array is None for array in saved):
-            return None  # saved only when the other input needs a gradient (Mul)
+    if key in ("self", "other", "result") and sources:
+        try:
+            index = _saved_variable.index_by_name(node, key)
+        except KeyError:
+            pass
+        else:  # None: saved only when the other input needs a gradient (Mul)
+            return None if index is None else _saved_variable.saved_tensor(node, index)
     elif key in node.__dict__:
         return node.__dict__[key]
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
@@ -892,6 +917,10 @@ class Function:
     # Operations whose result shares its first input's memory (reshape, transpose,
     # indexing with ints and slices, ...) set this; see views.link_view.
     creates_view: bool = False
+    # The order in which PyTorch packs and unpacks what the operation saves, when it
+    # differs from the order forward saves them in (saved_tensors_hooks show it):
+    # ``(1, 0)`` for x * y, whose node keeps ``other`` before ``self``.
+    saved_order: tuple[int, ...] | None = None
     _node_class: type[Node]
     _scalar_node_class: type[Node]
     _recipe: tuple[type[Node], Callable[..., Any], bool, bool]  # see _set_recipe
@@ -1191,7 +1220,7 @@ def _record(ctx: Node, args: tuple, out: np.ndarray, result: Tensor, untracked: 
         else:
             ctx._saved_sources = _ONLY_CONSTANTS[len(saved)]
         if _saved_tensors_hooks:
-            ctx._packed = _pack_saved(ctx, result)  # read by saved_tensors
+            _pack_saved(ctx, result)  # read by saved_tensors
     # The inputs are kept only where something reads them later (the drawing's
     # untracked inputs, _saved_self/_saved_other): keeping all of them would keep
     # every intermediate tensor alive as long as the graph (PyTorch keeps none).
@@ -1239,53 +1268,41 @@ def _run_formula(node: Node, grad_output: Any) -> Any:
             _formulas_running -= 1
 
 
-class _NotHooked(NamedTuple):
-    """A saved value that is not a tensor (a number, None): kept as it is."""
-
-    value: Any
-
-
 # True once saved_tensors_hooks packed what a node saved: until then no node's
 # _packed is set, and saved_tensors need not read it (an unspecialised class
 # attribute read, ~250 instructions per MmBackward0; a global is read for ~30).
 _packed_seen = False
 
 
-def _pack_saved(ctx: Node, result: Tensor) -> tuple:
-    """Hand every saved tensor to the active saved_tensors_hooks' pack hook (inputs
-    as the input tensors themselves, the output as the result)."""
+def _note_packed() -> None:
     global _packed_seen
     _packed_seen = True
-    pack, unpack = _graph._stack[-1]
-    packed = []
-    for array, (_, _, kind, tensor) in zip(ctx._saved, ctx._saved_sources):
+
+
+def _saved_order(node: Node) -> Sequence[int]:
+    """The order PyTorch packs and unpacks ``node``'s saved values in."""
+    order = getattr(node._function, "saved_order", None)
+    return range(len(node._saved)) if order is None else order
+
+
+def _pack_saved(ctx: Node, result: Tensor) -> None:
+    """Hand every saved tensor to the active saved_tensors_hooks' pack hook (inputs
+    as the input tensors themselves, the output as the result); numbers and None
+    are kept as they are."""
+    pack_hook, unpack_hook = _graph._stack[-1]
+    packed: list = [None] * len(ctx._saved)
+    for i in _saved_order(ctx):
+        array = ctx._saved[i]
         if type(array) is not np.ndarray:
-            packed.append(_NotHooked(array))  # a number or None: not a tensor
-        elif kind == "input":
-            packed.append(pack(tensor))
-        elif kind == "output":
-            packed.append(pack(result))
-        else:
-            packed.append(pack(Tensor._make(array)))
-    return unpack, packed
-
-
-def _unpack_saved(packed: tuple) -> tuple:
-    """The saved arrays back from the unpack hook (which must return tensors)."""
-    unpack, values = packed
-    arrays = []
-    for value in values:
-        if type(value) is _NotHooked:
-            arrays.append(value.value)
-            continue
-        tensor = unpack(value)
-        if not isinstance(tensor, Tensor):
-            raise TypeError(
-                f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
-                f"of type {type(tensor).__name__}"
-            )
-        arrays.append(tensor._data)
-    return tuple(arrays)
+            continue  # a number or None: not a tensor
+        _, _, kind, tensor = ctx._saved_sources[i]
+        if kind == "output":
+            tensor = result
+        elif kind != "input":
+            tensor = Tensor._make(array)
+        packed[i] = _saved_variable.pack(pack_hook, unpack_hook, tensor)
+    if any(p is not None for p in packed):
+        _saved_variable.keep_packed(ctx, packed)
 
 
 def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, bool, bool]:

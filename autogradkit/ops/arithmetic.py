@@ -162,6 +162,7 @@ class Mul(BinaryFunction):
     """f(x, y) = x·y;   ∂f/∂x = y,   ∂f/∂y = x"""
 
     node_name = "MulBackward0"
+    saved_order = (1, 0)  # PyTorch packs other, then self
     scalar_node_name = "MulBackward1"
     formula = r"f(x, y) = x \cdot y \qquad \frac{\partial f}{\partial x} = y, \quad \frac{\partial f}{\partial y} = x"
 
@@ -202,6 +203,7 @@ class Div(BinaryFunction):
     """f(x, y) = x / y;   ∂f/∂x = 1/y,   ∂f/∂y = −x/y²"""
 
     node_name = "DivBackward0"
+    saved_order = (1, 0)  # PyTorch packs other, then self
     scalar_node_name = "DivBackward1"
     formula = r"f(x, y) = \frac{x}{y} \qquad \frac{\partial f}{\partial x} = \frac{1}{y}, \quad \frac{\partial f}{\partial y} = -\frac{x}{y^2}"
 
@@ -345,6 +347,7 @@ class PowTensor(BinaryFunction):
     """f(x, y) = xʸ (both tensors);   ∂f/∂x = y·xʸ⁻¹,   ∂f/∂y = xʸ·ln x"""
 
     node_name = "PowBackward1"
+    saved_order = (1, 0, 2)  # PyTorch: exponent, self, result
     formula = r"f(x, y) = x^y \qquad \frac{\partial f}{\partial x} = y\,x^{y-1}, \quad \frac{\partial f}{\partial y} = x^y \ln x"
     scalars_are_inputs = False
 

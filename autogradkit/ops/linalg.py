@@ -60,6 +60,7 @@ class Mm(Bilinear):
     """f(A, B) = A·B (matrices);   ∂f/∂A = G·Bᵀ,   ∂f/∂B = Aᵀ·G  (G: the gradient)"""
 
     node_name = "MmBackward0"
+    saved_order = (1, 0)  # PyTorch packs mat2, then self
     formula = r"f(A, B) = A B \qquad \frac{\partial \ell}{\partial A} = G\,B^\top, \quad \frac{\partial \ell}{\partial B} = A^\top G \quad (G = \tfrac{\partial \ell}{\partial f})"
 
     @staticmethod

@@ -254,6 +254,10 @@ def normalize_text(text: str) -> str:
     text = text.replace("autogradkit::autograd::", "torch::autograd::")
     # A custom Function's node is named by its module, as in PyTorch.
     text = text.replace("<autogradkit.autograd.function.", "<torch.autograd.function.")
+    # A saved tensor's class is C++'s in PyTorch, Python's here.
+    text = text.replace(
+        "autogradkit.autograd.saved_variable.SavedTensor", "torch._C._autograd.SavedTensor"
+    )
     text = _TRIGGERED.sub("", text)
     text = _ADDRESS.sub("object at 0x<address>", text)
     return text

@@ -620,6 +620,136 @@ def _(lib, inp):
     }
 
 
+@program("saved-tensors-hooks-order-and-every-read")
+def _(lib, inp):
+    """The saved-tensors-hooks tutorial's printing hooks: what is packed, in which
+    order (x * y keeps other before self), and that every read unpacks again,
+    into a new tensor with the original's history; no version check under hooks,
+    but a pack hook may not modify its input; only the innermost hooks apply."""
+    log: list[tuple] = []
+
+    def pack_hook(t):
+        log.append(("pack", repr(t)))
+        return t.detach()
+
+    def unpack_hook(t):
+        log.append(("unpack", repr(t)))
+        return t
+
+    a = lib.ones(5, requires_grad=True)
+    b = lib.ones(5, requires_grad=True) * 2
+    with lib.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+        y = a * b
+        q = a / b
+        m = lib.ones(2, 5, requires_grad=True) @ lib.ones(5, 3)
+        p = b ** (a + 1)
+    saved = y.grad_fn._saved_self
+    log.append(("read", repr(saved), saved is a, saved.requires_grad, saved.is_leaf))
+    log.append(("read", repr(y.grad_fn._saved_other), y.grad_fn._saved_other is b))
+    log.append(("none", m.grad_fn._saved_self is None))
+    (y.sum() + q.sum() + m.sum() + p.sum()).backward(retain_graph=True)
+    y.sum().backward()
+    c = a * 1
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        d = c * c
+    c.add_(1)
+    d.sum().backward()  # the hooks may have copied c: its version is not checked
+
+    def modifies(t):
+        t.mul_(2)
+        return t
+
+    inner = []
+
+    def naming(name):
+        def pack(t):
+            inner.append(name)
+            return t
+
+        return pack
+
+    with lib.autograd.graph.saved_tensors_hooks(naming("outer"), lambda t: t):
+        with lib.autograd.graph.saved_tensors_hooks(naming("inner"), lambda t: t):
+            (a * 1).exp()
+        (a * 1).exp()
+    with lib.autograd.graph.saved_tensors_hooks(modifies, lambda t: t):
+        in_place = attempt(lambda: (a * 1).exp())
+    return {"log": log, "a_grad": a.grad, "inner": inner, "in_place": in_place}
+
+
+@program("saved-tensor-register-hooks")
+def _(lib, inp):
+    """grad_fn._raw_saved_self.register_hooks(pack, unpack): pack at once, unpack
+    at every read; one pair only; refused for None and once freed."""
+    log = []
+
+    def pack_hook(t):
+        log.append(("pack", repr(t)))
+        return t * 10
+
+    def unpack_hook(t):
+        log.append(("unpack", repr(t)))
+        return t / 10
+
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    record = {
+        "same_object": raw is y.grad_fn._raw_saved_self,
+        "register": raw.register_hooks(pack_hook, unpack_hook),
+        "read": y.grad_fn._saved_self,
+        "twice": attempt(lambda: raw.register_hooks(pack_hook, unpack_hook)),
+        "one_hook": attempt(lambda: raw.register_hooks(abs)),
+        "not_callable": attempt(lambda: raw.register_hooks(1, 2)),
+    }
+    y.sum().backward()
+    record["grad"] = x.grad
+    record["freed"] = attempt(lambda: raw.register_hooks(pack_hook, unpack_hook))
+    e = x.exp()
+    e.grad_fn._raw_saved_result.register_hooks(pack_hook, unpack_hook)
+    record["result"] = e.grad_fn._saved_result
+    record["none"] = attempt(
+        lambda: (x * lib.ones(3)).grad_fn._raw_saved_self.register_hooks(pack_hook, unpack_hook)
+    )
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        hooked = x.sin()
+    record["already_hooked"] = attempt(
+        lambda: hooked.grad_fn._raw_saved_self.register_hooks(pack_hook, unpack_hook)
+    )
+    record["no_such"] = attempt(lambda: e.grad_fn._raw_saved_self)
+    w = x * 1
+    z = w.pow(2)
+    z.grad_fn._raw_saved_self.register_hooks(lambda t: t.clone(), lambda t: t)
+    w.add_(1)  # the clone is what backward reads
+    z.sum().backward()
+    record["clone_grad"] = x.grad
+    record["log"] = log
+    return record
+
+
+@program("saved-tensors-hooks-packed-freed-after-backward")
+def _(lib, inp):
+    """What a pack hook returned is deleted when backward frees the graph (the
+    tutorial's self-deleting temporary file), and kept with retain_graph."""
+    events = []
+
+    class Box:
+        def __init__(self, tensor):
+            self.tensor = tensor.detach().clone()
+
+        def __del__(self):
+            events.append("deleted")
+
+    x = lib.ones(3, requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(Box, lambda box: box.tensor):
+        y = x.exp().sum()
+    y.backward(retain_graph=True)
+    events.append("after a retained backward")
+    y.backward()
+    events.append("after the last backward")
+    return {"events": events, "grad": x.grad}
+
+
 # ----------------------------------------------------------------------------- nn.Module bookkeeping
 
 
