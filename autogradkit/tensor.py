@@ -428,6 +428,20 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     nelement = numel
 
+    def element_size(self) -> int:
+        """Bytes per element: 4 for float32, 8 for float64 and int64, 1 for bool."""
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, as :meth:`element_size`."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take: ``numel() * element_size()``."""
+        return self._data.size * self._data.itemsize
+
     @property
     def device(self) -> _device.device:
         """Always ``device(type='cpu')``: autogradkit computes with NumPy on the CPU."""

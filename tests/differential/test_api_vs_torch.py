@@ -721,6 +721,21 @@ def _(lib, inp):
     }
 
 
+@program("tensor-byte-sizes")
+def _(lib, inp):
+    """element_size(), itemsize and nbytes per dtype (what a hook that keeps a
+    smaller copy of a saved tensor saves)."""
+    tensors = [
+        lib.ones(2, 3),
+        lib.ones(4, dtype=lib.float64),
+        lib.arange(5),
+        lib.tensor([True, False]),
+        lib.tensor(1.5),
+        lib.ones(0, 3),
+    ]
+    return [(t.element_size(), t.itemsize, t.nbytes) for t in tensors]
+
+
 @program("save_on_cpu-and-disable_saved_tensors_hooks")
 def _(lib, inp):
     """save_on_cpu is a saved_tensors_hooks (whose with-statement gives None) that
