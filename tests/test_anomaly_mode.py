@@ -121,3 +121,29 @@ def test_a_node_recorded_by_a_create_graph_backward_keeps_its_parent_only_meanwh
     assert g.grad_fn._anomaly_parent is y.grad_fn
     assert getattr(later.grad_fn, "_anomaly_parent", None) is None
     assert anomaly_mode._running.node is None
+
+
+def test_the_error_warning_comes_from_the_line_that_called_backward():
+    # Not from the engine's file: in a notebook that is the learner's cell (its
+    # name is masked), and no line number of the library shows.
+    x = torch.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            s = x.sigmoid()
+            s.mul_(2)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                s.sum().backward()
+    detected = [w for w in caught if str(w.message).startswith("Error detected in")]
+    assert [w.filename for w in detected] == [__file__]
+
+
+def test_in_jupyter_the_forward_trace_starts_at_the_first_cell():
+    import traceback
+
+    kernel = traceback.FrameSummary("/site-packages/ipykernel/kernelbase.py", 508, "dispatch")
+    cell = traceback.FrameSummary("/tmp/ipykernel_31642/1818395555.py", 4, "<module>")
+    helper = traceback.FrameSummary("/tmp/ipykernel_31642/2918395555.py", 2, "model")
+    frames = [kernel, cell, helper]
+    assert anomaly_mode._from_the_first_cell(frames) == [cell, helper]
+    assert anomaly_mode._from_the_first_cell([kernel]) == [kernel]  # not in Jupyter

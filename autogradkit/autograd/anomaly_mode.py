@@ -29,6 +29,8 @@ Error detected in SqrtBackward0. Traceback of forward call that caused the error
 
 from __future__ import annotations
 
+import re
+import sys
 import threading
 import traceback
 import warnings
@@ -163,19 +165,47 @@ def keep_forward_trace(node: Any) -> None:
     frames = traceback.extract_stack()
     while frames and frames[-1].filename.startswith(PACKAGE):
         frames.pop()
-    node._forward_trace = "".join(traceback.format_list(frames))
+    node._forward_trace = "".join(traceback.format_list(_from_the_first_cell(frames)))
     if _running.node is not None:
         node._anomaly_parent = _running.node
+
+
+# The file of a Jupyter cell, as IPython compiles it (ipykernel) or as plain
+# IPython names it.
+_CELL_FILE = re.compile(r"ipykernel_\d+[\\/]\d+\.py$|^<ipython-input-")
+
+
+def _from_the_first_cell(frames: list) -> list:
+    """In Jupyter, the frames from the first notebook cell on: the ones before it
+    are the kernel's (its event loop, IPython running the cell), some forty lines
+    of files of the installation that PyTorch's traceback would list too."""
+    for i, frame in enumerate(frames):
+        if _CELL_FILE.search(frame.filename):
+            return frames[i:]
+    return frames
+
+
+def _outside_the_package() -> int:
+    """The stacklevel of the first caller outside autogradkit (the line that called
+    backward): a warning is shown as coming from there, not from the engine."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def warn_with_forward_trace(node: Any) -> None:
     """PyTorch's warnings for a node whose backward failed: where the forward
     recorded it, then, for a node a backward with ``create_graph`` recorded,
-    where the forward recorded the node whose backward that was (and so on up)."""
-    warnings.warn(_trace_message(node, induced=False), UserWarning, stacklevel=3)
+    where the forward recorded the node whose backward that was (and so on up).
+    Each is shown as coming from the line that started the backward pass."""
+    level = _outside_the_package()
+    warnings.warn(_trace_message(node, induced=False), UserWarning, stacklevel=level)
     parent = getattr(node, "_anomaly_parent", None)
     while parent is not None:
-        warnings.warn(_trace_message(parent, induced=True), UserWarning, stacklevel=3)
+        warnings.warn(_trace_message(parent, induced=True), UserWarning, stacklevel=level)
         parent = getattr(parent, "_anomaly_parent", None)
 
 
