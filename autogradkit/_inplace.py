@@ -61,8 +61,8 @@ class InplaceMethods(TensorBase):
         """Shared logic of ``add_``, ``mul_``, …: plain NumPy when nothing is recorded,
         otherwise the out-of-place operation whose result replaces this tensor's
         values and history (PyTorch 'rebases' the tensor's ``grad_fn`` the same way)."""
+        self._check_inplace(other)  # PyTorch's autograd checks come first
         _check_writable(self._data)
-        self._check_inplace(other)
         if isinstance(other, TensorBase):  # PyTorch checks overlap before shapes
             _check_no_partial_overlap(self._data, other._data)
         forward_ad, tangent = autograd.forward_ad, None
@@ -214,8 +214,8 @@ class InplaceMethods(TensorBase):
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions."
             )
+        self._check_inplace(value)  # PyTorch's autograd checks come first
         _check_writable(self._data)
-        self._check_inplace(value)
         if self._records_inplace(value):
             self._record_inplace(ops.shape.fill, value)
         else:
@@ -227,8 +227,8 @@ class InplaceMethods(TensorBase):
     def copy_(self, source: Tensor) -> Self:
         """In place: copy ``source``'s values into this tensor (broadcast to its
         shape, converted to its dtype)."""
+        self._check_inplace(source)  # autograd's refusals first, as in PyTorch
         _check_writable(self._data)
-        self._check_inplace(source)  # PyTorch refuses a leaf before it looks at shapes
         values = source._data if isinstance(source, TensorBase) else np.asarray(source)
         if isinstance(source, TensorBase):
             _check_no_partial_overlap(self._data, values)
@@ -318,8 +318,8 @@ class InplaceMethods(TensorBase):
         """``index_put_`` with an advanced index in NumPy's form (index arrays, ``:``
         for the dimensions not indexed): recorded as ``IndexPutBackward0`` (as
         ``CopySlices`` for a view) when it must be, otherwise NumPy writing."""
+        self._check_inplace(values)  # PyTorch's autograd checks come first
         _check_writable(self._data)
-        self._check_inplace(values)
         # index_put_ refuses any overlap it sees, and a tensor written into itself
         # even when it is empty (NumPy sees no shared memory there; PyTorch sees the
         # same tensor).

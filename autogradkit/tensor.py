@@ -312,8 +312,10 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             if not self.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
+        if self._retains_grad:
+            return  # PyTorch returns here, before it looks at (or regenerates) the node
         node = self.grad_fn  # a view's, regenerated if stale
-        if not self._retains_grad and node is not None:
+        if node is not None:
             self._retains_grad = True
             node._retain(self)
 

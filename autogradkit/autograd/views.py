@@ -33,7 +33,6 @@ version counter but is not a view here (its ``_base`` is None, as in PyTorch).
 
 from __future__ import annotations
 
-import re
 import types
 import weakref
 from typing import Any, NamedTuple
@@ -49,6 +48,7 @@ from .function import (
     Function,
     Linear,
     Node,
+    _forward_name,
     _record,
     _sequence_numbers,
     gradient_edge,
@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 NO_GRAD_VIEW_MESSAGE = (
-    "A view was created in no_grad mode and {what} modified inplace with grad mode enabled. "
+    "{which} created in no_grad mode and {what} modified inplace with grad mode enabled. "
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
     "your code by moving both the view and the inplace either both inside the no_grad block "
     "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
@@ -250,11 +250,19 @@ def check_inplace(view: Tensor) -> None:
 
 def _refuse_rebase(view: Tensor, info: ViewInfo, what: str) -> None:
     """PyTorch's refusals to rewrite a view's history (``handle_view_on_rebase``)."""
+    node = view._grad_fn
     if info.made_in_no_grad:
-        raise RuntimeError(NO_GRAD_VIEW_MESSAGE.format(what=what))
+        # A view made by grad mode from a no_grad view has a node of its own, and
+        # PyTorch names it.
+        if node is None:
+            which = "A view was"
+        else:
+            which = (
+                f"Output {view._output_nr} of {_forward_name(node)} is a view of a view which was"
+            )
+        raise RuntimeError(NO_GRAD_VIEW_MESSAGE.format(which=which, what=what))
     if info.multi_output:
-        node = view._grad_fn
-        name = "the operation" if node is None else re.sub(r"Backward\d*$", "", node.name())
+        name = "the operation" if node is None else _forward_name(node)
         raise RuntimeError(
             f"Output {view._output_nr} of {name} is a view and {what} modified inplace. This "
             "view is the output of a function that returns multiple views. Such functions do "

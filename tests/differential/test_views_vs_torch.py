@@ -954,6 +954,64 @@ def _op_on_a_no_grad_view(lib, inp):
 register("op-on-a-no-grad-view", _op_on_a_no_grad_view, graph_key="s")
 
 
+def _view_of_a_no_grad_view_changed(lib, inp):
+    """A view made in grad mode from a view made under no_grad cannot follow an
+    in-place change of their base: PyTorch's error names the view's own operation
+    ("Output 0 of Squeeze1 is a view of a view which ..."), and retain_grad() asked
+    twice returns before it looks at the stale history."""
+    a = lib.tensor(M, requires_grad=True)
+    leaf0 = lib.tensor(0.0, requires_grad=True)
+    b = a * 2
+    with lib.no_grad():
+        plain = b[...]
+        of_leaf = leaf0[...]
+    views = {
+        "alias": plain[...],
+        "slice": plain[1:],
+        "squeeze-1": plain.unsqueeze(0).squeeze(0),
+        "squeeze-0": plain.unsqueeze(0).squeeze(),
+        "t": plain.t(),
+        "select": plain[0],
+    }
+    retained = of_leaf[...]
+    retained.retain_grad()
+    with lib.no_grad():
+        leaf0.add_(0.5)
+        retained_again = attempt(retained.retain_grad)
+    b.mul_(3)
+    out = {name: attempt(lambda v=v: v.grad_fn) for name, v in views.items()}
+    out["in-place"] = attempt(lambda: views["slice"].add_(1))
+    out["no-grad-view-itself"] = attempt(lambda: plain.grad_fn)
+    out["retained-again"] = retained_again
+    out["retained-grad_fn"] = attempt(lambda: retained.grad_fn)
+    return out
+
+
+register("view-of-a-no-grad-view-changed", _view_of_a_no_grad_view_changed)
+
+
+def _expanded_leaf_written(lib, inp):
+    """Writing into an expanded view of a leaf: PyTorch's autograd refusal (a view
+    of a leaf) comes before the refusal to write one element twice."""
+    w = lib.ones(1, requires_grad=True)
+    writes = {
+        "add_": lambda e: e.add_(1),
+        "mul_": lambda e: e.mul_(2),
+        "zero_": lambda e: e.zero_(),
+        "fill_": lambda e: e.fill_(2.0),
+        "copy_": lambda e: e.copy_(lib.zeros(3)),
+        "setitem": lambda e: e.__setitem__(0, 1.0),
+        "clamp_": lambda e: e.clamp_(0, 1),
+    }
+    out = {name: attempt(lambda f=f: f(w.expand(3))) for name, f in writes.items()}
+    out["not-a-leaf"] = attempt(lambda: (w * 1).expand(3).add_(1))
+    out["no-grad"] = attempt(lambda: lib.ones(1).expand(3).add_(1))
+    return out
+
+
+register("expanded-leaf-written", _expanded_leaf_written)
+
+
 def _copy_slices_twice(lib, inp):
     """CopySlices after copy_/fill_ of a view saves nothing, yet a second backward
     without retain_graph is refused, as PyTorch's (its fn is released)."""
