@@ -103,7 +103,21 @@ from .ops.elementary import (
     trunc,
 )
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.pointwise import abs, clamp, exp, log, maximum, minimum, relu, sigmoid, sqrt, tanh
+from .ops.pointwise import (
+    abs,
+    absolute,
+    clamp,
+    clamp_max,
+    clamp_min,
+    exp,
+    log,
+    maximum,
+    minimum,
+    relu,
+    sigmoid,
+    sqrt,
+    tanh,
+)
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.select import all, any, argmin, equal, gather, where
 from .ops.shape import (
@@ -138,6 +152,7 @@ __all__ = [
     "ne",
     "not_equal",
     "abs",
+    "absolute",
     "acos",
     "add",
     "all",
@@ -157,6 +172,8 @@ __all__ = [
     "cat",
     "ceil",
     "clamp",
+    "clamp_max",
+    "clamp_min",
     "clip",
     "clone",
     "concat",

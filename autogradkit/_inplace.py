@@ -10,6 +10,7 @@ tell when a saved tensor was modified.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Self
 
@@ -383,6 +384,8 @@ class InplaceMethods(TensorBase):
         ops.pointwise.refuse_bool_abs(self)
         return self._inplace(ops.pointwise.abs, lambda a: np.abs(a, out=a))
 
+    absolute_ = abs_
+
     def neg_(self):
         return self._inplace(ops.arithmetic.neg, lambda a: np.negative(a, out=a))
 
@@ -393,21 +396,35 @@ class InplaceMethods(TensorBase):
     def clamp_(self, min=None, max=None):
         """In place: every element limited to ``[min, max]`` (numbers or tensors), as
         :func:`~autogradkit.clamp` computes it; the result must fit this tensor."""
+        return self._clamp_inplace(
+            functools.partial(ops.pointwise.clamp, min=min, max=max), min, max
+        )
+
+    clip_ = clamp_
+
+    def clamp_min_(self, min):
+        """In place: ``self = max(self, min)``, as :func:`~autogradkit.clamp_min`."""
+        ops.pointwise.check_clamp_bound("clamp_min_", "min", min, method=True)
+        return self._clamp_inplace(functools.partial(ops.pointwise.clamp_min, min=min), min)
+
+    def clamp_max_(self, max):
+        """In place: ``self = min(self, max)``, as :func:`~autogradkit.clamp_max`."""
+        ops.pointwise.check_clamp_bound("clamp_max_", "max", max, method=True)
+        return self._clamp_inplace(functools.partial(ops.pointwise.clamp_max, max=max), max)
+
+    def _clamp_inplace(self, out_of_place: Callable, *bounds):
+        """A clamp written into this tensor: ``out_of_place(x)`` computes it; the
+        result must fit this tensor's dtype."""
         with grad_mode.no_grad():
-            values = ops.pointwise.clamp(self._make(self._data), min, max)._data
+            values = out_of_place(self._make(self._data))._data
         _check_clamp_result(self._data, values)
         # A bound that requires grad has the operation recorded, as an operand would.
-        bound = next((b for b in (min, max) if isinstance(b, TensorBase) and b.requires_grad), None)
-
-        def out_of_place(x, _bound=None):
-            return ops.pointwise.clamp(x, min, max)
+        bound = next((b for b in bounds if isinstance(b, TensorBase) and b.requires_grad), None)
 
         def compute(a, _bound=None):
             a[...] = values
 
-        return self._inplace(out_of_place, compute, bound)
-
-    clip_ = clamp_
+        return self._inplace(lambda x, _bound=None: out_of_place(x), compute, bound)
 
     def floor_(self):
         return self._unary_inplace("floor", np.floor)

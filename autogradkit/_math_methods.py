@@ -79,7 +79,15 @@ class MathMethods(TensorBase):
     clip = clamp
 
     def clamp_min(self, min):
+        ops.pointwise.check_clamp_bound("clamp_min", "min", min, method=True)
         return ops.pointwise.clamp_min(self, min)
+
+    def clamp_max(self, max):
+        ops.pointwise.check_clamp_bound("clamp_max", "max", max, method=True)
+        return ops.pointwise.clamp_max(self, max)
+
+    def absolute(self):
+        return ops.pointwise.absolute(self)
 
     def maximum(self, other):
         return ops.pointwise.maximum(self, other)

@@ -29,6 +29,8 @@ __all__ = [
     "relu",
     "clamp",
     "clamp_min",
+    "clamp_max",
+    "absolute",
     "maximum",
     "minimum",
 ]
@@ -307,6 +309,52 @@ class ClampMin(Clamp):
     formula = r"f(x) = \max(x, lo) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x \ge lo \\ 0 & \text{otherwise} \end{cases}"
 
 
+class ClampMax(Clamp):
+    """f(x) = min(x, hi) (``x.clamp_max(hi)``);   ∂f/∂x = 1 where x ≤ hi, else 0"""
+
+    node_name = "ClampMaxBackward0"
+    formula = r"f(x) = \min(x, hi) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x \le hi \\ 0 & \text{otherwise} \end{cases}"
+
+
+class ClampMinTensor(Elementwise):
+    """f(x, lo) = max(x, lo) with a tensor bound (``x.clamp_min(lo)``);
+    ∂f/∂x = 1 where x ≥ lo, ∂f/∂lo = 1 where x < lo (PyTorch's ClampMinBackward1)."""
+
+    node_name = "ClampMinBackward1"
+    formula = r"f(x, lo) = \max(x, lo) \qquad \frac{\partial f}{\partial x} = [x \ge lo], \quad \frac{\partial f}{\partial lo} = [x < lo]"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, low):
+        target = result_dtype(x, low)  # promoted together, as clamp's operands are
+        x, low = _cast(x, target), _cast(low, target)
+        ctx.save_for_backward(x >= low, x < low)
+        return np.maximum(low, x)  # see _clip
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        kept, clamped = ctx.saved_tensors
+        return select(kept, grad_output), select(clamped, grad_output)
+
+
+class ClampMaxTensor(Elementwise):
+    """f(x, hi) = min(x, hi) with a tensor bound (``x.clamp_max(hi)``);
+    ∂f/∂x = 1 where x ≤ hi, ∂f/∂hi = 1 where x > hi (PyTorch's ClampMaxBackward1)."""
+
+    node_name = "ClampMaxBackward1"
+    formula = r"f(x, hi) = \min(x, hi) \qquad \frac{\partial f}{\partial x} = [x \le hi], \quad \frac{\partial f}{\partial hi} = [x > hi]"
+    scalars_are_inputs = False
+
+    @staticmethod
+    def forward(ctx, x, high):
+        target = result_dtype(x, high)
+        x, high = _cast(x, target), _cast(high, target)
+        ctx.save_for_backward(x <= high, x > high)
+        return np.minimum(high, x)  # see _clip
+
+    backward = ClampMinTensor.backward
+
+
 class ClampTensor(Elementwise):
     """f(x, lo, hi) = min(max(x, lo), hi) with tensor bounds;
     ∂f/∂x = 1 inside the bounds, ∂f/∂lo = 1 where x < lo, ∂f/∂hi = 1 where x > hi.
@@ -488,12 +536,99 @@ def _bound(value):
     return Tensor._make(_NO_BOUND) if value is None else value
 
 
-def clamp_min(input: Tensor, min) -> Tensor:
-    """max(x, min) elementwise, ``min`` a number."""
+def clamp_min(input: Tensor, min: Tensor | float) -> Tensor:
+    """Limit every element from below: ``max(x, min)``.
+
+    .. math:: f(x) = \\max(x, m), \\qquad \\frac{\\partial f}{\\partial x} =
+        [x \\ge m], \\qquad \\frac{\\partial f}{\\partial m} = [x < m]
+
+    ``clamp(x, min=m)`` computes the same values; the graph names the operation
+    ``ClampMinBackward0`` (``min`` a number) or ``ClampMinBackward1`` (a tensor,
+    broadcast against ``x``, which gets the gradient where it is the larger).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    >>> y = torch.clamp_min(x, 0.0)
+    >>> y
+    tensor([0.0000, 0.5000, 2.0000], grad_fn=<ClampMinBackward0>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([0., 1., 1.])
+    """
+    check_clamp_bound("clamp_min", "min", min)
     if isinstance(min, Tensor):
-        return ClampTensor.apply(input, min, _bound(None))
+        return ClampMinTensor.apply(input, min)
     _refuse_bool_clamp(input, min, None)
     return ClampMin.apply(input, min, None)
+
+
+def clamp_max(input: Tensor, max: Tensor | float) -> Tensor:
+    """Limit every element from above: ``min(x, max)``.
+
+    .. math:: f(x) = \\min(x, M), \\qquad \\frac{\\partial f}{\\partial x} =
+        [x \\le M], \\qquad \\frac{\\partial f}{\\partial M} = [x > M]
+
+    ``clamp(x, max=M)`` computes the same values; the graph names the operation
+    ``ClampMaxBackward0`` (``max`` a number) or ``ClampMaxBackward1`` (a tensor).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    >>> y = x.clamp_max(1.0)
+    >>> y
+    tensor([-1.0000,  0.5000,  1.0000], grad_fn=<ClampMaxBackward0>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([1., 1., 0.])
+    """
+    check_clamp_bound("clamp_max", "max", max)
+    if isinstance(max, Tensor):
+        return ClampMaxTensor.apply(input, max)
+    _refuse_bool_clamp(input, None, max)
+    return ClampMax.apply(input, None, max)
+
+
+def check_clamp_bound(name: str, argument: str, bound, method: bool = False) -> None:
+    """PyTorch's error for a ``clamp_min``/``clamp_max`` bound that is neither a
+    number nor a tensor (``None`` included: the bound is required), worded for
+    ``torch.clamp_min(x, m)`` or, with ``method``, for ``x.clamp_min(m)``."""
+    if isinstance(bound, (Tensor, int, float, np.number)):
+        return
+    kind = type(bound).__name__
+    if method:
+        mismatch = (
+            f"\n      didn't match because some of the arguments have invalid types: (!{kind}!)"
+        )
+        forms = f" * (Tensor {argument}){mismatch}\n * (Number {argument}){mismatch}\n"
+        got = kind
+    else:
+        forms = (
+            f" * (Tensor input, Tensor {argument}, *, Tensor out = None)\n"
+            f" * (Tensor input, Number {argument}, *, Tensor out = None)\n"
+        )
+        got = f"Tensor, {kind}"
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but "
+        f"expected one of:\n{forms}"
+    )
+
+
+def absolute(input: Tensor) -> Tensor:
+    """|x| elementwise: PyTorch's alias of :func:`abs` (same node, ``AbsBackward0``).
+
+    .. math:: f(x) = |x|, \\qquad \\frac{\\partial f}{\\partial x} = \\operatorname{sign}(x)
+        \\quad (0 \\text{ at } x = 0)
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.absolute(torch.tensor([-1.5, 0.0, 2.0]))
+    tensor([1.5000, 0.0000, 2.0000])
+    """
+    return abs(input)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
