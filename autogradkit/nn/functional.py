@@ -23,12 +23,16 @@ from ..ops.arithmetic import broadcast_error
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
+from ..ops.where import select
 from ..tensor import Size, Tensor
 
 __all__ = [
     "binary_cross_entropy_with_logits",
     "binary_cross_entropy",
     "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
     "sigmoid",
     "relu",
     "tanh",
@@ -410,21 +414,238 @@ def mse_loss(
     """Mean squared error ``mean((input - target)²)``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("mse_loss", input, target, reduction)
-    if target._data.shape != input._data.shape:
-        warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.".replace("autogradkit.Size", "torch.Size"),
-            UserWarning,
-            stacklevel=2,
-        )
-        try:
-            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
-        except ValueError:
-            raise broadcast_error(input._data, target._data) from None
-        # PyTorch broadcasts both first (torch.broadcast_tensors): ExpandBackward0 nodes.
-        if input._data.shape != shape:
-            input = input.expand(*shape)
-        if target._data.shape != shape:
-            target = target.expand(*shape)
+    input, target = _broadcast_pair(input, target)
     return MseLoss.apply(input, target, reduction)
+
+
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """A regression loss's input and target broadcast to one shape, with PyTorch's
+    warning when their shapes differ (usually a mistake: ``(N, 1)`` against ``(N,)``)."""
+    if target._data.shape == input._data.shape:
+        return input, target
+    warnings.warn(
+        f"Using a target size ({target.shape}) that is different to the input size "
+        f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+        "Please ensure they have the same size.".replace("autogradkit.Size", "torch.Size"),
+        UserWarning,
+        stacklevel=3,
+    )
+    try:
+        shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+    except ValueError:
+        raise broadcast_error(input._data, target._data) from None
+    # PyTorch broadcasts both first (torch.broadcast_tensors): ExpandBackward0 nodes.
+    if input._data.shape != shape:
+        input = input.expand(*shape)
+    if target._data.shape != shape:
+        target = target.expand(*shape)
+    return input, target
+
+
+def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    """``loss * weight``, reduced as PyTorch's weighted l1/huber losses reduce it."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    return weighted.sum() if reduction == "sum" else weighted.mean()
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean absolute error: the mean (or sum) of ``|input - target|``.
+
+    .. math:: \\ell(x, y) = \\frac{1}{N} \\sum_i |x_i - y_i|, \\qquad
+        \\frac{\\partial \\ell}{\\partial x_i} = \\frac{\\operatorname{sign}(x_i - y_i)}{N}
+
+    Recorded as PyTorch records it, from its parts: ``SubBackward0``,
+    ``AbsBackward0``, then ``MeanBackward0`` (or ``SumBackward0``). With ``weight``
+    (the shape of ``input``) each term is weighted, and ``'mean'`` divides by
+    ``weight.sum()``.
+
+    Parameters
+    ----------
+    input, target : Tensor
+        Floating tensors of one shape (a different shape is broadcast, with a warning).
+    reduction : {'mean', 'sum', 'none'}
+    weight : Tensor, optional
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([0.5, -2.0, 1.5], requires_grad=True)
+    >>> loss = torch.nn.functional.l1_loss(x, torch.zeros(3))
+    >>> loss
+    tensor(1.3333, grad_fn=<MeanBackward0>)
+    >>> loss.backward()
+    >>> x.grad
+    tensor([ 0.3333, -0.3333,  0.3333])
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_loss_args("l1_loss", input, target, reduction)
+    input, target = _broadcast_pair(input, target)
+    errors = (input - target).abs()
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        weighted = errors * weight
+        if reduction == "none":
+            return weighted
+        return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
+    if reduction == "none":
+        return errors
+    return errors.sum() if reduction == "sum" else errors.mean()
+
+
+class SmoothL1Loss(_Loss):
+    """ℓ(d) = ½d²/β where |d| < β, else |d| − ½β (d = x − y), averaged (or summed);
+    ∂ℓ/∂x = d/β where |d| ≤ β, else sign(d) (over N for the mean) = −∂ℓ/∂y"""
+
+    node_name = "SmoothL1LossBackward0"
+    formula = r"\ell(d) = \begin{cases} \tfrac{d^2}{2\beta} & |d| < \beta \\ |d| - \tfrac{\beta}{2} & \text{otherwise} \end{cases} \qquad \frac{\partial \ell}{\partial x} = \begin{cases} d/\beta & |d| \le \beta \\ \operatorname{sign}(d) & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    @quietly  # overflow, and the mean of nothing, silently
+    def forward(ctx, x, y, reduction, beta):
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.count, ctx.beta, ctx.scale = (
+            reduction,
+            np.broadcast(x, y).size,
+            beta,
+            1.0,
+        )
+        size = np.abs(x - y)
+        return _reduce(
+            np.where(size < beta, 0.5 * size * size / beta, size - 0.5 * beta), reduction
+        )
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        norm = ctx.scale / ctx.count if ctx.reduction == "mean" and ctx.count else ctx.scale
+        scaled = grad_output * norm
+        # As PyTorch, the target's gradient is the slope at y − x (not minus the
+        # input's, which would be −0.0 where x = y).
+        return (
+            _smooth_l1_slope(x - y, ctx.beta) * scaled if ctx.needs_input_grad[0] else None,
+            _smooth_l1_slope(y - x, ctx.beta) * scaled if ctx.needs_input_grad[1] else None,
+            None,
+            None,
+        )
+
+
+class HuberLoss(SmoothL1Loss):
+    """ℓ(d) = ½d² where |d| < δ, else δ(|d| − ½δ) (d = x − y): δ times the smooth L1
+    loss with β = δ, averaged (or summed);
+    ∂ℓ/∂x = d where |d| ≤ δ, else δ·sign(d) (over N for the mean) = −∂ℓ/∂y"""
+
+    node_name = "HuberLossBackward0"
+    formula = r"\ell(d) = \begin{cases} \tfrac12 d^2 & |d| < \delta \\ \delta\,(|d| - \tfrac{\delta}{2}) & \text{otherwise} \end{cases} \qquad \frac{\partial \ell}{\partial x} = \begin{cases} d & |d| \le \delta \\ \delta \operatorname{sign}(d) & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    @quietly
+    def forward(ctx, x, y, reduction, delta):
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.count = reduction, np.broadcast(x, y).size
+        ctx.beta, ctx.scale = delta, delta  # backward: δ · (smooth L1's slope with β = δ)
+        size = np.abs(x - y)
+        return _reduce(
+            np.where(size < delta, 0.5 * size * size, delta * (size - 0.5 * delta)), reduction
+        )
+
+
+def _smooth_l1_slope(d, beta: float):
+    """d/β where |d| < β, else sign(d) (equal at |d| = β; the strict side is
+    PyTorch's, whose second derivative is 0 there). The branch not taken
+    contributes exactly 0 (select), so a create_graph pass differentiates it right."""
+    inner = np.abs(_values_of(d)) < beta
+    return select(inner, d / beta) + select(~inner, np.sign(d))
+
+
+def _values_of(value):
+    """The array of a gradient formula's operand (a tensor in a create_graph pass)."""
+    return value._data if isinstance(value, Tensor) else value
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """Smooth L1 loss: squared error for small differences, absolute error beyond ``beta``.
+
+    .. math:: \\ell(d) = \\begin{cases} \\frac{d^2}{2\\beta} & |d| < \\beta \\\\
+        |d| - \\frac{\\beta}{2} & \\text{otherwise} \\end{cases}, \\qquad
+        \\frac{\\partial \\ell}{\\partial x} = \\begin{cases} d / \\beta & |d| \\le \\beta
+        \\\\ \\operatorname{sign}(d) & \\text{otherwise} \\end{cases}
+
+    with ``d = input - target``, averaged over the elements (``'mean'``) or summed.
+    ``beta = 0`` is :func:`l1_loss`.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([0.5, -2.0, 1.5], requires_grad=True)
+    >>> loss = torch.nn.functional.smooth_l1_loss(x, torch.zeros(3))
+    >>> loss
+    tensor(0.8750, grad_fn=<SmoothL1LossBackward0>)
+    >>> loss.backward()
+    >>> x.grad
+    tensor([ 0.1667, -0.3333,  0.3333])
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_loss_args("smooth_l1_loss", input, target, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _broadcast_pair(input, target)
+    return SmoothL1Loss.apply(input, target, reduction, float(beta))
+
+
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Huber loss: squared error for small differences, ``delta``-scaled absolute error beyond.
+
+    .. math:: \\ell(d) = \\begin{cases} \\tfrac12 d^2 & |d| < \\delta \\\\
+        \\delta\\,(|d| - \\tfrac12\\delta) & \\text{otherwise} \\end{cases}, \\qquad
+        \\frac{\\partial \\ell}{\\partial x} = \\begin{cases} d & |d| \\le \\delta
+        \\\\ \\delta \\operatorname{sign}(d) & \\text{otherwise} \\end{cases}
+
+    with ``d = input - target``: ``delta`` times :func:`smooth_l1_loss` with
+    ``beta = delta``. With ``weight`` (the shape of ``input``) each term is weighted
+    before the reduction.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([0.5, -2.0, 1.5], requires_grad=True)
+    >>> loss = torch.nn.functional.huber_loss(x, torch.zeros(3), delta=0.5)
+    >>> loss
+    tensor(0.5417, grad_fn=<HuberLossBackward0>)
+    >>> loss.backward()
+    >>> x.grad
+    tensor([ 0.1667, -0.1667,  0.1667])
+    """
+    _check_loss_args("huber_loss", input, target, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        return HuberLoss.apply(input, target, reduction, float(delta))
+    return _weighted(HuberLoss.apply(input, target, "none", float(delta)), weight, input, reduction)

@@ -49,6 +49,10 @@ __all__ = [
     "Softmax",
     "LogSoftmax",
     "MSELoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "NLLLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
@@ -484,6 +488,109 @@ class MSELoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean (or sum) of absolute differences: ``nn.functional.l1_loss``.
+
+    .. math:: \\ell(x, y) = \\frac{1}{N} \\sum_i |x_i - y_i|
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> loss_fn = torch.nn.L1Loss()
+    >>> loss_fn(torch.tensor([1.0, 3.0]), torch.tensor([2.0, 2.0]))
+    tensor(1.)
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error beyond: ``nn.functional.smooth_l1_loss``.
+
+    .. math:: \\ell(d) = \\tfrac{d^2}{2\\beta} \\text{ for } |d| < \\beta, \\text{ else }
+        |d| - \\tfrac{\\beta}{2} \\qquad (d = x - y)
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> loss_fn = torch.nn.SmoothL1Loss(beta=0.5)
+    >>> loss_fn(torch.tensor([0.0, 3.0]), torch.tensor([0.25, 2.0]))
+    tensor(0.4062)
+    """
+
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta``-scaled absolute error beyond:
+    ``nn.functional.huber_loss``.
+
+    .. math:: \\ell(d) = \\tfrac12 d^2 \\text{ for } |d| < \\delta, \\text{ else }
+        \\delta\\,(|d| - \\tfrac12\\delta) \\qquad (d = x - y)
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> loss_fn = torch.nn.HuberLoss(delta=0.5)
+    >>> loss_fn(torch.tensor([0.0, 3.0]), torch.tensor([0.25, 2.0]))
+    tensor(0.2031)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class NLLLoss(_Loss):
+    """Negative log-likelihood of class indices under log-probabilities:
+    ``nn.functional.nll_loss`` (``log_softmax`` then ``NLLLoss`` is cross-entropy).
+
+    .. math:: \\ell(x, t) = -\\frac{1}{N} \\sum_n x_{n, t_n}
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> log_p = torch.tensor([[-0.5, -1.0], [-2.0, -0.1]])
+    >>> torch.nn.NLLLoss()(log_p, torch.tensor([0, 1]))
+    tensor(0.3000)
+    """
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.weight = weight
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class BCELoss(_Loss):

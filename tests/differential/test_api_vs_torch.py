@@ -1183,6 +1183,149 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+# ----------------------------------------------------------------------------- clamp_min, clamp_max, absolute
+
+
+@program(
+    "clamp_min-clamp_max-absolute", {"x": Inp((2, 3), F32, "halves"), "m": Inp((3,), F32, "halves")}
+)
+def _(lib, inp):
+    """The named forms of clamp and abs: their nodes (ClampMinBackward0/1,
+    ClampMaxBackward0/1, AbsBackward0), a tensor bound's gradient, the in-place forms."""
+    x = lib.tensor(inp["x"], requires_grad=True)
+    m = lib.tensor(inp["m"], requires_grad=True)
+    out = {
+        "min_number": lib.clamp_min(x, 0.5),
+        "max_number": x.clamp_max(-0.5),
+        "max_int": lib.clamp_max(x, 1),
+        "min_tensor": lib.clamp_min(x, m),
+        "max_tensor": x.clamp_max(m),
+        "absolute": lib.absolute(x),
+        "absolute_method": x.absolute(),
+        "int_min_float": lib.clamp_min(lib.tensor([1, 2, 3]), 1.5),
+        "int_max_int": lib.tensor([1, 2, 3]).clamp_max(2),
+    }
+    total = sum(v.sum() for k, v in out.items() if v.requires_grad)
+    total.backward()
+    inplace = []
+    for name, arg in (("clamp_min_", 0.25), ("clamp_max_", m), ("absolute_", None)):
+        y = x * 1
+        getattr(y, name)(*(() if arg is None else (arg,)))
+        inplace.append(y)
+    plain = lib.tensor(inp["x"])
+    plain.clamp_min_(0.0).clamp_max_(1.0)
+    return {**out, "x": x, "m": m, "inplace": inplace, "plain": plain}
+
+
+@program("clamp_min-clamp_max-arguments", {"x": Inp((3,), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"])
+    return [
+        attempt(lambda: lib.clamp_min(x, None)),
+        attempt(lambda: lib.clamp_max(x, "a")),
+        attempt(lambda: x.clamp_max(None)),
+        attempt(lambda: x.clone().clamp_min_("a")),
+        attempt(lambda: x.clone().clamp_max_(None)),
+        attempt(lambda: lib.absolute(lib.tensor([True]))),
+        attempt(lambda: lib.tensor([1, 2]).clamp_min_(1.5)),
+    ]
+
+
+# ----------------------------------------------------------------------------- regression losses
+
+REGRESSION_INPUTS = {"x": Inp((2, 5), F32, "halves"), "y": Inp((2, 5), F32, "halves")}
+
+
+def _regression_losses(lib, x, y):
+    F = lib.nn.functional
+    w = lib.arange(1.0, 11.0).reshape(2, 5)
+    out = {}
+    for reduction in ("mean", "sum", "none"):
+        out[f"l1 {reduction}"] = F.l1_loss(x, y, reduction=reduction)
+        out[f"l1 weighted {reduction}"] = F.l1_loss(x, y, reduction=reduction, weight=w)
+        for k in (0.5, 1.0, 2.0):
+            out[f"smooth_l1 {k} {reduction}"] = F.smooth_l1_loss(x, y, reduction=reduction, beta=k)
+            out[f"huber {k} {reduction}"] = F.huber_loss(x, y, reduction=reduction, delta=k)
+        out[f"huber weighted {reduction}"] = F.huber_loss(x, y, reduction=reduction, weight=w)
+    out["smooth_l1 beta=0"] = F.smooth_l1_loss(x, y, beta=0.0)
+    return out
+
+
+@program("regression-losses", REGRESSION_INPUTS)
+def _(lib, inp):
+    """l1_loss, smooth_l1_loss and huber_loss at |d| below, at and above the
+    threshold (halves: differences hit 0.5, 1 and 2 exactly), with their nodes."""
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"], requires_grad=True)
+    out = _regression_losses(lib, x, y)
+    sum(v.sum() for v in out.values()).backward()
+    return {**out, "x": x, "y": y}
+
+
+@program("regression-losses-second-derivative", REGRESSION_INPUTS, ignore_graph=True)
+def _(lib, inp):
+    """Their second derivatives (0 at |d| = threshold, as PyTorch's formulas);
+    the create_graph graph is autogradkit's own (see docs/differences.md)."""
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"], requires_grad=True)
+    out = {}
+    for name, loss in _regression_losses(lib, x, y).items():
+        gx, gy = lib.autograd.grad(loss.sum(), (x, y), create_graph=True)
+        (hx,) = lib.autograd.grad((gx * gx).sum() + gy.sum(), x, allow_unused=True)
+        out[name] = (gx.detach(), gy.detach(), hx.clone())  # PyTorch: a ZeroTensor for l1
+    return out
+
+
+@program("regression-loss-modules", REGRESSION_INPUTS)
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"])
+    nn = lib.nn
+    modules = [
+        nn.L1Loss(),
+        nn.L1Loss(reduction="sum"),
+        nn.SmoothL1Loss(beta=0.5),
+        nn.HuberLoss(delta=2.0, reduction="none"),
+    ]
+    losses = [m(x, y) for m in modules]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # size_average's deprecation warning
+        legacy = nn.L1Loss(size_average=False).reduction
+    return {"reprs": [repr(m) for m in modules], "losses": losses, "legacy": legacy}
+
+
+@program("regression-loss-arguments", REGRESSION_INPUTS)
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"])
+    F = lib.nn.functional
+    return [
+        attempt(lambda: F.smooth_l1_loss(x, y, beta=-1.0)),
+        attempt(lambda: F.huber_loss(x, y, delta=0.0)),
+        attempt(lambda: F.l1_loss(x, y, weight=lib.ones(5))),
+        attempt(lambda: F.huber_loss(x, y, weight=lib.ones(5))),
+        attempt(lambda: F.l1_loss(x, y, reduction="x")),
+        attempt(lambda: F.smooth_l1_loss(x, y, reduction="x")),
+        attempt(lambda: F.l1_loss(x, lib.ones(3))),
+        attempt(lambda: F.smooth_l1_loss(x[0], y)),  # broadcast, with PyTorch's warning
+    ]
+
+
+@program("nll-loss-module", {"z": Inp((4, 3), F32), "t": Inp((4,), "int64")})
+def _(lib, inp):
+    z = lib.tensor(inp["z"], requires_grad=True)
+    t = lib.tensor(inp["t"]).abs().clamp_max(2)
+    log_p = lib.log_softmax(z, dim=1)
+    modules = [
+        lib.nn.NLLLoss(),
+        lib.nn.NLLLoss(reduction="sum", weight=lib.tensor([1.0, 2.0, 0.5])),
+        lib.nn.NLLLoss(ignore_index=1),
+    ]
+    losses = [m(log_p, t) for m in modules]
+    sum(losses).backward()
+    return {"reprs": [repr(m) for m in modules], "losses": losses, "z": z}
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
