@@ -339,6 +339,37 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         hooks.append(hook)
         return autograd.function._RemovableHandle(hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]):
+        """Call ``hook(self)`` after each backward pass has added to this leaf's ``.grad``.
+
+        Unlike :meth:`register_hook`, the hook receives the leaf itself (its ``.grad``
+        complete for this pass) and must return None; it runs in no_grad mode (unless
+        ``create_graph=True``), so it can update the leaf in place, e.g. a step of
+        gradient descent taken during backward: ``p ← p − lr · p.grad``.
+
+        Returns a handle whose ``remove()`` unregisters the hook.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> def sgd_step(p):
+        ...     p.sub_(0.1 * p.grad)
+        ...     p.grad = None
+        >>> handle = w.register_post_accumulate_grad_hook(sgd_step)
+        >>> (w**2).sum().backward()
+        >>> w
+        tensor([0.8000, 1.6000], requires_grad=True)
+        >>> handle.remove()
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        return self._grad_accumulator().register_post_accumulate_hook(hook)
+
     def backward(
         self,
         gradient: Tensor | None = None,

@@ -109,6 +109,8 @@ def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs) ->
             continue
         value = value if create_graph else value.detach()
         tensor._grad = value if tensor._grad is None else tensor._grad + value
+        if tensor._accumulator is not None and tensor._accumulator._post_accumulate_hooks:
+            tensor._accumulator.run_post_accumulate_hooks(create_graph)
 
 
 def grad(

@@ -341,6 +341,8 @@ class _GraphTask:
             )
             if self.observed:
                 self.changes.append(Accumulation(node.variable, grad_output, previous))
+            if node._post_accumulate_hooks is not None:
+                node.run_post_accumulate_hooks(self.create_graph)
             return grad_output, []
         if self.create_graph:
             with grad_mode.enable_grad():

@@ -742,6 +742,9 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     _name = "AccumulateGrad"
+    # The leaf's register_post_accumulate_grad_hook hooks (a class default: most
+    # leaves have none, and the engine reads this once per leaf).
+    _post_accumulate_hooks: list | None = None
 
     def __init__(self, variable) -> None:
         self._saved = self._saved_sources = None
@@ -760,6 +763,27 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "autogradkit::autograd::AccumulateGrad"
+
+    def register_post_accumulate_hook(self, hook: Callable) -> _RemovableHandle:
+        """Call ``hook(variable)`` each time a backward pass has added to ``variable.grad``."""
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return _RemovableHandle(self._post_accumulate_hooks, hook)
+
+    def run_post_accumulate_hooks(self, create_graph: bool) -> None:
+        """Run the leaf's post-accumulate hooks (in no_grad mode unless create_graph,
+        as PyTorch); they act on the leaf itself and must return None."""
+        from ..tensor import Tensor
+        from .grad_mode import set_grad_enabled
+
+        for hook in list(self._post_accumulate_hooks or ()):
+            with set_grad_enabled(create_graph):
+                result = hook(self.variable)
+            if result is not None and not isinstance(result, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+            if result is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def formula(self) -> str:
         return r"\texttt{leaf.grad} \mathrel{+}= \texttt{grad\_output}"

@@ -1183,6 +1183,55 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+# ----------------------------------------------------------------------------- post-accumulate-grad hooks
+
+
+@program("post-accumulate-grad-hook", {"w": Inp((3,), F32), "x": Inp((3,), F32)})
+def _(lib, inp):
+    """register_post_accumulate_grad_hook: runs once per pass after .grad is
+    complete (after the tensor's own hooks), sees the leaf, runs in no_grad mode;
+    an SGD step taken inside backward; backward(inputs=...) runs it, grad() not."""
+    w = lib.tensor(inp["w"], requires_grad=True)
+    x = lib.tensor(inp["x"])
+    seen = []
+
+    def record(p):
+        seen.append((p is w, p.grad.clone(), lib.is_grad_enabled()))
+
+    handle = w.register_post_accumulate_grad_hook(record)
+    w.register_hook(lambda g: g * 2)
+    ((w * x).sum() + (w * w).sum()).backward()
+    (w.exp() * x).sum().backward(inputs=[w])
+    lib.autograd.grad((w * 3).sum(), w)
+    handle.remove()
+    (w * 5).sum().backward()
+    v = lib.tensor(inp["w"], requires_grad=True)
+
+    def sgd_step(p):
+        p.add_(p.grad, alpha=-0.1)
+        p.grad = None
+
+    v.register_post_accumulate_grad_hook(sgd_step)
+    ((v * x).sum() ** 2).backward()
+    return {"seen": seen, "w": w, "v": v, "v_grad": v.grad}
+
+
+@program("post-accumulate-grad-hook-errors", {"w": Inp((3,), F32)})
+def _(lib, inp):
+    def hooked(hook):
+        leaf = lib.tensor(inp["w"], requires_grad=True)
+        leaf.register_post_accumulate_grad_hook(hook)
+        (leaf * 2).sum().backward()
+
+    w = lib.tensor(inp["w"], requires_grad=True)
+    return [
+        attempt(lambda: (w * 2).register_post_accumulate_grad_hook(print)),
+        attempt(lambda: lib.ones(2).register_post_accumulate_grad_hook(print)),
+        attempt(lambda: hooked(lambda p: 5)),
+        attempt(lambda: hooked(lambda p: p.grad.mul_(2))),
+    ]
+
+
 # ----------------------------------------------------------------------------- clamp_min, clamp_max, absolute
 
 
