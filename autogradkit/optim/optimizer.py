@@ -12,6 +12,7 @@ losses.
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,7 +47,8 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        # A defaultdict, as PyTorch's: optimizer.state[p] is {} before p's first step.
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
             raise TypeError(
@@ -81,7 +83,12 @@ class Optimizer:
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
         _check_duplicates(params, self.param_groups)
-        self.param_groups.append({**self.defaults, **group, "params": params})
+        # PyTorch's order: the group's own keys ('params' first as usually written),
+        # then the defaults it did not set.
+        added = {**group, "params": params}
+        for key, value in self.defaults.items():
+            added.setdefault(key, value)
+        self.param_groups.append(added)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's ``.grad``: to None (the default), or to zeros."""
@@ -103,13 +110,109 @@ class Optimizer:
     def step(self) -> None:
         raise NotImplementedError
 
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state as PyTorch saves it (``torch.save`` checkpoints):
+        ``'state'`` maps each parameter's position (counted across the groups, in
+        order) to its running values, and ``'param_groups'`` holds each group's
+        settings with ``'params'`` as those positions. The state's tensors are the
+        optimizer's own (not copies), as in PyTorch.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> w = torch.nn.Parameter(torch.ones(2))
+        >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> w.grad = torch.tensor([1.0, 2.0])
+        >>> opt.step()
+        >>> opt.state_dict()["state"]
+        {0: {'momentum_buffer': tensor([1., 2.])}}
+        >>> opt.state_dict()["param_groups"][0]["params"]
+        [0]
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            for param in group["params"]:
+                index.setdefault(id(param), len(index))
+            packed = {key: value for key, value in group.items() if key != "params"}
+            packed["params"] = [index[id(param)] for param in group["params"]]
+            groups.append(packed)
+        state = {index[id(param)]: values for param, values in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Take the state and group settings of :meth:`state_dict` (of an optimizer
+        over parameters of the same shapes, grouped alike), to resume training.
+        Each state tensor takes its parameter's dtype (but ``'step'``).
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> w = torch.nn.Parameter(torch.ones(2))
+        >>> saved = torch.optim.SGD([w], lr=0.5).state_dict()
+        >>> opt = torch.optim.SGD([w], lr=0.1)
+        >>> opt.load_state_dict(saved)
+        >>> opt.param_groups[0]["lr"]
+        0.5
+        """
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(
+            len(saved["params"]) != len(group["params"])
+            for saved, group in zip(saved_groups, self.param_groups)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        by_index = {
+            index: param
+            for saved, group in zip(saved_groups, self.param_groups)
+            for index, param in zip(saved["params"], group["params"])
+        }
+        self.state = defaultdict(dict)
+        for index, values in state_dict["state"].items():
+            param = by_index.get(index)
+            if param is not None:
+                self.state[param] = {
+                    key: _like_param(key, value, param) for key, value in values.items()
+                }
+        self.param_groups = [
+            {**saved, "params": group["params"]}
+            for saved, group in zip(saved_groups, self.param_groups)
+        ]
+
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
-        for index, group in enumerate(self.param_groups):
-            text += f"\nParameter Group {index}"
+        for index, group in enumerate(self.param_groups):  # a blank line between groups
+            text += f"\nParameter Group {index}\n"
             for key in sorted(k for k in group if k != "params"):
-                text += f"\n    {key}: {group[key]}"
-        return text + "\n)"
+                text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _like_param(key: str, value: Any, param: Tensor) -> Any:
+    """A loaded state value: a tensor takes its parameter's dtype (the same tensor
+    when it has it already), except the step count, as PyTorch's load_state_dict."""
+    if key == "step" or not isinstance(value, Tensor):
+        return value
+    return value.to(param.dtype)
+
+
+def _step_count() -> Tensor:
+    """A new parameter's step count: a float32 0-d tensor, as PyTorch keeps it."""
+    from .._creation import tensor
+
+    return tensor(0.0)
+
+
+def _check_not_differentiable(differentiable: bool) -> None:
+    if differentiable:
+        raise NotImplementedError(
+            "autogradkit's optimizers take no differentiable=True: their steps are not "
+            "recorded in a graph"
+        )
 
 
 def _check(name: str, value: float) -> None:
@@ -131,7 +234,11 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
+        _check_not_differentiable(differentiable)
         for name, value in (("learning rate", lr), ("momentum value", momentum)):
             _check(name, value)
         _check("weight_decay value", weight_decay)
@@ -144,6 +251,11 @@ class SGD(Optimizer):
             "weight_decay": weight_decay,
             "nesterov": nesterov,
             "maximize": maximize,
+            # PyTorch's implementation choices, kept so the settings print as
+            # PyTorch's; they change nothing here (one loop, on the CPU).
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
         }
         super().__init__(params, defaults)
 
@@ -162,7 +274,7 @@ class SGD(Optimizer):
                 param.add_(direction, alpha=-lr)
 
     def _momentum(self, param: Tensor, direction: Tensor, group: dict[str, Any]) -> Tensor:
-        state = self.state.setdefault(param, {})
+        state = self.state[param]
         buffer = state.get("momentum_buffer")
         if buffer is None:
             buffer = state["momentum_buffer"] = clone(direction).detach()
@@ -187,16 +299,25 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
+        _check_not_differentiable(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
         defaults = {
             "lr": lr,
+            "momentum": momentum,
             "alpha": alpha,
             "eps": eps,
-            "weight_decay": weight_decay,
-            "momentum": momentum,
             "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,  # (as SGD's foreach: printed, changes nothing)
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
@@ -207,24 +328,29 @@ class RMSprop(Optimizer):
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                grad = param.grad
+                grad = param.grad if not group["maximize"] else -param.grad
                 if group["weight_decay"] != 0:
                     grad = grad.add(param, alpha=group["weight_decay"])
-                state = self.state.setdefault(param, {"step": 0})
-                if "square_avg" not in state:
+                state = self.state[param]
+                if not state:  # PyTorch's keys, in its order
+                    state["step"] = _step_count()
                     state["square_avg"] = zeros_like(param)
+                    if group["momentum"] > 0:
+                        state["momentum_buffer"] = zeros_like(param)
+                    if group["centered"]:
+                        state["grad_avg"] = zeros_like(param)
                 state["step"] += 1
                 square_avg = state["square_avg"]
                 square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
                 if group["centered"]:
                     # m ← m + (1 − alpha)(g − m);  divide by √(v − m²) + eps
-                    grad_avg = state.setdefault("grad_avg", zeros_like(param))
+                    grad_avg = state["grad_avg"]
                     grad_avg.add_(grad - grad_avg, alpha=1 - alpha)
                     avg = (square_avg - grad_avg * grad_avg).sqrt().add_(group["eps"])
                 else:
                     avg = square_avg.sqrt().add_(group["eps"])
                 if group["momentum"] > 0:
-                    buffer = state.setdefault("momentum_buffer", zeros_like(param))
+                    buffer = state["momentum_buffer"]
                     buffer.mul_(group["momentum"]).add_(grad / avg)
                     param.add_(buffer, alpha=-lr)
                 else:
@@ -245,8 +371,14 @@ class Adam(Optimizer):
         weight_decay: float = 0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
     ) -> None:
+        _check_not_differentiable(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
         defaults = {
@@ -256,6 +388,11 @@ class Adam(Optimizer):
             "weight_decay": weight_decay,
             "amsgrad": amsgrad,
             "maximize": maximize,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
 
@@ -267,14 +404,19 @@ class Adam(Optimizer):
                 if param.grad is None:
                     continue
                 grad = param.grad if not group["maximize"] else -param.grad
-                if group["weight_decay"] != 0:
+                if group["weight_decay"] != 0 and group["decoupled_weight_decay"]:
+                    # AdamW (Loshchilov & Hutter): p ← p(1 − lr·λ), apart from the gradient
+                    param.mul_(1 - group["lr"] * group["weight_decay"])
+                elif group["weight_decay"] != 0:
                     grad = grad.add(param, alpha=group["weight_decay"])
-                state = self.state.setdefault(param, {"step": 0})
-                if "exp_avg" not in state:
+                state = self.state[param]
+                if not state:
+                    state["step"] = _step_count()
                     state["exp_avg"] = zeros_like(param)
                     state["exp_avg_sq"] = zeros_like(param)
                 state["step"] += 1
-                exp_avg, exp_avg_sq, step = state["exp_avg"], state["exp_avg_sq"], state["step"]
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                step = state["step"].item()
                 # m ← m + (1 − β₁)(g − m);  v ← β₂·v + (1 − β₂)·g²
                 exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
                 exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)

@@ -1232,6 +1232,89 @@ def _(lib, inp):
     ]
 
 
+# ----------------------------------------------------------------------------- optimizers: repr, state_dict
+
+OPTIMIZERS = {
+    "sgd": lambda lib, p: lib.optim.SGD(p, lr=0.1),
+    "sgd-nesterov": lambda lib, p: lib.optim.SGD(
+        p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01
+    ),
+    "sgd-two-groups": lambda lib, p: lib.optim.SGD(
+        [{"params": [p[0]]}, {"lr": 0.5, "params": [p[1]]}], lr=0.1, momentum=0.5
+    ),
+    "adam": lambda lib, p: lib.optim.Adam(p, lr=0.1),
+    "adam-amsgrad": lambda lib, p: lib.optim.Adam(p, lr=0.1, amsgrad=True, weight_decay=0.1),
+    "adam-decoupled": lambda lib, p: lib.optim.Adam(
+        p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True
+    ),
+    "rmsprop": lambda lib, p: lib.optim.RMSprop(p),
+    "rmsprop-centered": lambda lib, p: lib.optim.RMSprop(
+        p, momentum=0.5, centered=True, maximize=True
+    ),
+}
+
+
+def _train(optimizer, w, b, steps: int) -> None:
+    for _ in range(steps):
+        optimizer.zero_grad()
+        ((w * w).sum() * 2 + (b * w[0]).sum()).backward()
+        optimizer.step()
+
+
+def _optimizer_round_trip(lib, make):
+    """repr, param-group keys, state_dict after 3 steps, and training resumed from
+    it in a new optimizer (2 more steps each: the same parameters)."""
+    w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+    b = lib.nn.Parameter(lib.tensor([0.5]))
+    optimizer = make(lib, [w, b])
+    text = repr(optimizer)
+    keys = [list(group) for group in optimizer.param_groups]
+    _train(optimizer, w, b, 3)
+    saved = optimizer.state_dict()
+    state = {i: (list(values), values) for i, values in saved["state"].items()}
+    w2 = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+    b2 = lib.nn.Parameter(lib.tensor([0.5]))
+    resumed = make(lib, [w2, b2])
+    resumed.load_state_dict(saved)
+    shares = [resumed.state[w2][k] is optimizer.state[w][k] for k in optimizer.state[w]]
+    _train(resumed, w2, b2, 2)
+    _train(optimizer, w, b, 2)
+    return {
+        "repr": text,
+        "keys": keys,
+        "state": state,
+        "groups": saved["param_groups"],
+        "shares": shares,
+        "after": (w, b, w2, b2),
+    }
+
+
+for _name, _make in OPTIMIZERS.items():
+    program(f"optimizer-state_dict/{_name}")(
+        lambda lib, inp, make=_make: _optimizer_round_trip(lib, make)
+    )
+
+
+@program("optimizer-load_state_dict-checks", rtol=1e-6, atol=1e-9)  # float32 values, widened
+def _(lib, inp):
+    w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+    b = lib.nn.Parameter(lib.tensor([0.5]))
+    optimizer = lib.optim.Adam([w, b])
+    _train(optimizer, w, b, 1)
+    saved = optimizer.state_dict()
+    w64 = lib.nn.Parameter(lib.ones(2, dtype=lib.float64))
+    b64 = lib.nn.Parameter(lib.zeros(1, dtype=lib.float64))
+    wider = lib.optim.Adam([w64, b64])
+    wider.load_state_dict(saved)
+    return {
+        "fewer": attempt(lambda: lib.optim.Adam([w]).load_state_dict(saved)),
+        "groups": attempt(
+            lambda: lib.optim.Adam([{"params": [w]}, {"params": [b]}]).load_state_dict(saved)
+        ),
+        "float64": wider.state[w64],
+    }
+
+
 # ----------------------------------------------------------------------------- clamp_min, clamp_max, absolute
 
 
