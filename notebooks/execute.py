@@ -39,7 +39,7 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 REPO = HERE.parent
-KERNEL_CELL_FILE = re.compile(r"\S*ipykernel_\d+[\\/]\d+\.py")
+KERNEL_CELL_FILE = re.compile(r"[^\s\"']*ipykernel_\d+[\\/]\d+\.py")
 TIMEOUT = 120  # seconds per cell
 
 

@@ -11,7 +11,18 @@ from pathlib import Path
 import pytest
 
 import autogradkit as torch
-from autogradkit.exercises import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09
+from autogradkit.exercises import (
+    nb01,
+    nb02,
+    nb03,
+    nb04,
+    nb05,
+    nb06,
+    nb07,
+    nb08,
+    nb09,
+    nb10,
+)
 
 nbformat = pytest.importorskip("nbformat")
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
@@ -114,6 +125,35 @@ def curve_derivatives(t0):
         return fwAD.unpack_dual(curve(fwAD.make_dual(t0, torch.tensor(1.0)))).tangent
 
 
+def g10(x, w):
+    """Notebook 10's function of exercise 1."""
+    return (x.sin().exp() * w).sum()
+
+
+def pack_float32(t):
+    """Notebook 10's solution to exercise 2: keep a float32 copy..."""
+    return t.detach().to(torch.float32)
+
+
+def unpack_float64(t):
+    """... and give backward float64 again."""
+    return t.to(torch.float64)
+
+
+def broken_doubled_sigmoid_sum(v):
+    """Notebook 10's exercise 3: changes sigmoid's saved output in place."""
+    s = v.sigmoid()
+    s.mul_(2)
+    return s.sum()
+
+
+def doubled_sigmoid_sum(v):
+    """Notebook 10's solution to exercise 3."""
+    s = v.sigmoid()
+    s = s * 2
+    return s.sum()
+
+
 def cases():
     """(id, checker, right answer, wrong answer, context) for every exercise."""
     x, y, w, b = network()
@@ -127,6 +167,8 @@ def cases():
     v = u.tanh()
     out = u * v
     x0 = torch.tensor([1.0, 0.5, -1.0])
+    x10 = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    w10 = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
     t0 = torch.tensor(0.3)
     xs = (torch.tensor(0.5), torch.tensor(2.0), torch.tensor(-1.0))
     right_bce = torch.nn.functional.binary_cross_entropy_with_logits(s, t).item()
@@ -161,6 +203,9 @@ def cases():
             forward_jacobian(f2, xs).t(),
             (f2, xs),
         ),
+        ("10.1", nb10.check_exercise_1, 4, 3, (g10, x10, w10)),
+        ("10.2", nb10.check_exercise_2, (pack_float32, unpack_float64), (abs, abs), ()),
+        ("10.3", nb10.check_exercise_3, doubled_sigmoid_sum, broken_doubled_sigmoid_sum, ()),
     ]
 
 

@@ -1,4 +1,4 @@
-"""Checkers for the notebooks' exercises, one module per notebook (``nb01`` … ``nb06``).
+"""Checkers for the notebooks' exercises, one module per notebook (``nb01`` … ``nb10``).
 
 A checker takes the learner's answer (and the tensors it needs to judge it) and says
 what it thinks, without showing the expected value in the notebook:
