@@ -140,6 +140,8 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "save",
+    "load",
     "eq",
     "ge",
     "greater",
@@ -356,11 +358,26 @@ def initial_seed() -> int:
     return random.initial_seed()
 
 
+def save(obj: object, f, *args, **kwargs) -> None:
+    """Save ``obj`` (tensors, a ``state_dict()``, containers) to the path or binary
+    file ``f``; see :mod:`autogradkit.serialization`."""
+    from . import serialization
+
+    serialization.save(obj, f, *args, **kwargs)
+
+
+def load(f, *args, **kwargs):
+    """Load what :func:`save` wrote to ``f``; see :mod:`autogradkit.serialization`."""
+    from . import serialization
+
+    return serialization.load(f, *args, **kwargs)
+
+
 def __getattr__(name: str):
     # nn, optim, the generator and the visual tools load on first use
     # (`torch.nn.Linear` works as in PyTorch), keeping `import autogradkit` fast
     # (matplotlib and ipywidgets are heavy; nn and optim are a third of the kit).
-    if name in ("nn", "optim", "viz", "widgets", "random"):
+    if name in ("nn", "optim", "viz", "widgets", "random", "serialization"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

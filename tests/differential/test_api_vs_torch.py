@@ -6,6 +6,7 @@ non-leaf tensors, tensor metadata and printing.
 
 from __future__ import annotations
 
+import io
 import threading
 import warnings
 import zlib
@@ -734,6 +735,41 @@ def _(lib, inp):
         lib.ones(0, 3),
     ]
     return [(t.element_size(), t.itemsize, t.nbytes) for t in tensors]
+
+
+@program("torch-save-and-load")
+def _(lib, inp):
+    """torch.save / torch.load round trips (a tensor comes back as a leaf with its
+    requires_grad; parameters, state_dict, dtypes, sizes, sets), and weights_only
+    refusing what is not a weight."""
+
+    def round_trip(obj, **options):
+        buffer = io.BytesIO()
+        lib.save(obj, buffer)
+        buffer.seek(0)
+        return lib.load(buffer, **options)
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = round_trip(x * 2)
+    lib.manual_seed(0)
+    state = round_trip(lib.nn.Linear(2, 1).state_dict())
+    p = round_trip(lib.nn.Parameter(lib.ones(2)))
+    loaded = round_trip(
+        {"n": [1, 2.5, "s", None, (True,)], "t": lib.arange(3), "d": lib.float64},
+    )
+    return {
+        "y": y,
+        "y_is_leaf": y.is_leaf,
+        "state": dict(state),
+        "state_type": type(state).__name__,
+        "parameter": (isinstance(p, lib.nn.Parameter), p),
+        "loaded": loaded,
+        "size_and_set": [repr(v) for v in round_trip((lib.Size([2, 3]), {1, 2}, 1 + 2j))],
+        "refused": attempt(lambda: round_trip(slice(1, 2))),
+        "trusted": repr(round_trip(slice(1, 2), weights_only=False)),
+        "not_a_file": attempt(lambda: lib.save(x, 5)),
+        "not_seekable": attempt(lambda: lib.load(5)),
+    }
 
 
 @program("save_on_cpu-and-disable_saved_tensors_hooks")
