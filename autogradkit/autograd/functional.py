@@ -352,6 +352,8 @@ def jacobian(
         rows = tuple(
             _jacobian_rows(i, out, xs, create_graph, strict) for i, out in enumerate(outputs)
         )
+        if vectorize and create_graph:
+            rows = _as_batched_columns(rows, outputs, xs)
     return _tuple_postprocess(
         _grad_postprocess(rows, create_graph), (is_outputs_tuple, is_inputs_tuple)
     )
@@ -383,6 +385,27 @@ def _jacobian_rows(i: int, out: Tensor, xs: tuple, create_graph: bool, strict: b
     return tuple(
         stack(rows, 0).view(tuple(out.size()) + tuple(x.size())) for rows, x in zip(per_input, xs)
     )
+
+
+def _as_batched_columns(rows: tuple, outputs: tuple, xs: tuple) -> tuple:
+    """The blocks ``rows[i][j]`` (output i, input j) recorded as PyTorch's vectorized
+    Jacobian records them: its one batched vjp gives, per input j, one tensor of
+    every output's rows, which is split per output and viewed. So a block requires
+    grad when any block of its column does, even one that is identically zero (the
+    ∂²(x·sin y)/∂x² of a Hessian)."""
+    from .. import cat
+
+    numels = [out.nelement() for out in outputs]
+    columns = []
+    for j, x in enumerate(xs):
+        stacked = cat([rows[i][j].reshape((n, *x.shape)) for i, n in enumerate(numels)])
+        columns.append(
+            [
+                block.view(tuple(out.shape) + tuple(x.shape))
+                for block, out in zip(stacked.split(numels, dim=0), outputs)
+            ]
+        )
+    return tuple(tuple(columns[j][i] for j in range(len(xs))) for i in range(len(outputs)))
 
 
 def _jacobian_forward(func: Callable, inputs, vectorize: bool):

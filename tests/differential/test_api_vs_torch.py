@@ -1219,6 +1219,44 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+# ----------------------------------------------------------------------------- vectorized jacobian/hessian with create_graph
+
+
+def _flags(blocks):
+    return [[(b.requires_grad, b.grad_fn is not None) for b in row] for row in blocks]
+
+
+@program(
+    "vectorized-jacobian-create_graph-columns",
+    {"x": Inp((), F64), "y": Inp((), F64), "v": Inp((2,), F64)},
+    ignore_graph=True,  # PyTorch's blocks come from a vmap'd vjp; ours from a cat of rows
+)
+def _(lib, inp):
+    """With vectorize=True, create_graph=True a block requires grad when any block of
+    its column does: H[0][0] of x·sin(y) is 0 yet recorded; second derivatives of
+    the blocks match."""
+    F = lib.autograd.functional
+    x, y, v = (lib.tensor(inp[k], requires_grad=True) for k in ("x", "y", "v"))
+    out = {}
+    for vectorize in (False, True):
+        h = F.hessian(lambda a, b: a * b.sin(), (x, y), create_graph=True, vectorize=vectorize)
+        j = F.jacobian(
+            lambda a, b: (a * b, (a * 2).sum() + b.exp().sum(), a + 1),
+            (v, y),
+            create_graph=True,
+            vectorize=vectorize,
+        )
+        third = lib.autograd.grad(h[1][1], (x, y), retain_graph=True)
+        out[f"vectorize={vectorize}"] = {
+            "h": h,
+            "h_flags": _flags(h),
+            "third": third,
+            "j": j,
+            "j_flags": _flags(j),
+        }
+    return out
+
+
 # ----------------------------------------------------------------------------- post-accumulate-grad hooks
 
 
