@@ -46,6 +46,7 @@ from ._dtype import bool, double, dtype, float, float32, float64, int64, long
 from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tracebacks import install as _install_short_tracebacks
+from ._warn_once import is_warn_always_enabled, set_warn_always
 from .autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -217,6 +218,7 @@ __all__ = [
     "int64",
     "is_floating_point",
     "is_grad_enabled",
+    "is_warn_always_enabled",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
     "set_anomaly_enabled",
@@ -275,6 +277,7 @@ __all__ = [
     "set_default_device",
     "set_grad_enabled",
     "set_printoptions",
+    "set_warn_always",
     "sigmoid",
     "sign",
     "sin",

@@ -6,7 +6,6 @@ devices (``to``, ``float()``, ``double()``, ``long()``, ``cpu()``, ...).
 from __future__ import annotations
 
 import builtins
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +13,8 @@ import numpy as np
 from . import _device, _dtype, ops
 from ._dtype import dtype as DType
 from ._tensor_base import TensorBase
+from ._warn_once import warn_once
+from .autograd import grad_mode
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -122,16 +123,17 @@ class Conversions(TensorBase):
     def _scalar(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=3,
-            )
         return self._data.reshape(()).item()
 
     def __float__(self) -> builtins.float:
+        # PyTorch warns for float() only (not int() or item()), in grad mode, before
+        # it looks at the number of elements, and once per process.
+        if self.requires_grad and grad_mode._state.enabled:
+            warn_once(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                stacklevel=2,
+            )
         return builtins.float(self._scalar())
 
     def __int__(self) -> int:

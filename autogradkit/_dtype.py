@@ -88,7 +88,7 @@ def from_numpy_dtype(numpy_dtype) -> dtype:
 # PyTorch's messages name a dtype in two ways: as its C++ type ("expected m1 and m2
 # to have the same dtype, but got: float != double") and as its scalar type ("result
 # type Float can't be cast to the desired output type Long", "torch.FloatTensor").
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 

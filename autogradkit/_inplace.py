@@ -635,10 +635,6 @@ def _checked_alpha(name: str, tensor: TensorBase, other, alpha):
     return ops.arithmetic.check_alpha(name, alpha, tensor, other)
 
 
-# clamp_'s messages name the dtype it writes into as C++ does.
-_CLAMP_TARGET_NAMES = {"bool": "bool", "int64": "long int", "float32": "float", "float64": "double"}
-
-
 def _check_clamp_result(data: np.ndarray, values: np.ndarray) -> None:
     """PyTorch's errors for ``x.clamp_(...)`` whose result does not fit ``x``."""
     if values.shape != data.shape:
@@ -649,7 +645,7 @@ def _check_clamp_result(data: np.ndarray, values: np.ndarray) -> None:
     if not np.can_cast(values.dtype, data.dtype, casting="same_kind"):
         raise RuntimeError(
             f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
-            f"output type {_CLAMP_TARGET_NAMES.get(data.dtype.name, data.dtype.name)}"
+            f"output type {_dtype.c_type_name(data.dtype)}"
         )
 
 

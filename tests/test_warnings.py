@@ -73,13 +73,50 @@ def torch_warnings() -> dict[str, list[list[str]]]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture
+def fresh_warn_once(monkeypatch):
+    """Our warnings given once per process, not yet given (as in a fresh process)."""
+    from autogradkit import _warn_once
+
+    monkeypatch.setattr(_warn_once, "_given", set())
+    monkeypatch.setattr(_warn_once, "_warn_always", False)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_same_warnings_as_pytorch(name, torch_warnings):
+def test_same_warnings_as_pytorch(name, torch_warnings, fresh_warn_once):
     with warnings.catch_warnings():
         # Our own once-per-location warnings must show every time here too.
         warnings.resetwarnings()
         ours = [[c.__name__, m] for c, m in _warnings_of(lambda: CASES[name](ak))]
     assert ours == torch_warnings[name]
+
+
+def _float_once_then_always(lib) -> list[int]:
+    """How many warnings each float() of a tensor that requires grad gives: the
+    first in the process, a second, two under set_warn_always(True), one after."""
+    x = lib.tensor(2.0, requires_grad=True)
+    counts = [len(_warnings_of(lambda: float(x))), len(_warnings_of(lambda: float(x * 3)))]
+    lib.set_warn_always(True)
+    counts.append(len(_warnings_of(lambda: [float(x), float(x)])))
+    lib.set_warn_always(False)
+    counts.append(len(_warnings_of(lambda: float(x))))
+    return counts
+
+
+def test_float_warns_once_per_process_as_pytorch(fresh_warn_once):
+    """PyTorch gives the float() warning once per process (TORCH_WARN_ONCE) unless
+    set_warn_always(True): compared with PyTorch in a fresh process."""
+    pytest.importorskip("torch")
+    script = textwrap.dedent(f"""
+        import sys, torch
+        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+        from test_warnings import _float_once_then_always
+        print(_float_once_then_always(torch))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    theirs = out.stdout.strip().splitlines()[-1]
+    assert str(_float_once_then_always(ak)) == theirs
+    assert theirs == "[1, 0, 2, 0]"
 
 
 @pytest.mark.parametrize(

@@ -225,6 +225,16 @@ errors(
     lambda lib, t: t["x"].retain_grad(),  # a leaf that requires grad: a no-op
 )
 
+errors(
+    "dtype-names-in-matmul-and-grad-assignment",
+    lambda lib, t: lib.tensor([[1, 2]]) @ lib.ones(2, 1),
+    lambda lib, t: lib.ones(1, 2) @ lib.ones(2, 1, dtype=lib.float64),
+    lambda lib, t: lib.ones(1, 2, dtype=lib.bool) @ lib.ones(2, 1),
+    lambda lib, t: setattr(t["x"], "grad", lib.ones(3, dtype=lib.int64)),
+    lambda lib, t: setattr(t["x"], "grad", lib.ones(3, dtype=lib.float64)),
+    lambda lib, t: lib.ones(3, dtype=lib.int64).clamp_(min=0.5),
+)
+
 # ----------------------------------------------------------------------------- in-place operations on leaves
 
 errors(
@@ -488,12 +498,42 @@ errors(
     lambda lib, t: int(lib.tensor([7])),
     lambda lib, t: float(lib.tensor([[2.5]])),
 )
+
+
+def _every_time(lib, statement):
+    """Run ``statement`` with warnings that PyTorch gives once per process given every
+    time, so that what it warns does not depend on which program ran first."""
+    lib.set_warn_always(True)
+    try:
+        return statement()
+    finally:
+        lib.set_warn_always(False)
+
+
 errors(
     "scalar-conversion-of-many-elements",
-    lambda lib, t: float(t["x"]),
+    lambda lib, t: _every_time(lib, lambda: float(t["x"])),
     lambda lib, t: int(lib.ones(2)),
-    lambda lib, t: float(t["x"][0]),
+    lambda lib, t: _every_time(lib, lambda: float(t["x"][0])),
 )
+errors(
+    "scalar-conversion-warns-for-float-in-grad-mode",
+    lambda lib, t: _every_time(lib, lambda: float(t["x"][0] * 2)),
+    lambda lib, t: _every_time(lib, lambda: int(t["x"][0])),
+    lambda lib, t: _every_time(lib, lambda: t["x"][0].item()),
+    lambda lib, t: _every_time(lib, lambda: "%.3f" % t["x"][1]),  # noqa: UP031 (what learners write)
+    lambda lib, t: _every_time(lib, lambda: float(t["x"][1].detach())),
+    lambda lib, t: [lib.is_warn_always_enabled(), attempt(lambda: lib.set_warn_always("yes"))],
+)
+
+
+def _float_under_no_grad(lib, inp):
+    x = lib.tensor([1.5], requires_grad=True)
+    with lib.no_grad():
+        return _every_time(lib, lambda: float(x))
+
+
+program("scalar-conversion-under-no-grad")(_float_under_no_grad)
 errors(
     "mean-of-int",
     lambda lib, t: lib.tensor([1, 2]).mean(),
