@@ -199,7 +199,9 @@ class Module:
         gives it). Returns the names missing from it and the names it has that this
         module has not; with ``strict`` (the default) either is an error, and so,
         always, is a value of another shape (PyTorch's message lists them all,
-        after copying what fits).
+        after copying what fits). With ``assign=True`` the values themselves become
+        the parameters (their dtype kept; a tensor that is not a Parameter is
+        wrapped in one), each requiring grad as the parameter it replaces did.
 
         >>> import autogradkit as torch
         >>> layer = torch.nn.Linear(2, 1)
@@ -222,6 +224,8 @@ class Module:
                         f"size mismatch for {name}: copying a param with shape {value.shape} from "
                         f"checkpoint, the shape in current model is {param.shape}."
                     )
+                elif assign:
+                    self._assign_parameter(name, param, value)
                 else:
                     param.copy_(value)
         # PyTorch lists missing, then unexpected names, before the size mismatches.
@@ -235,6 +239,18 @@ class Module:
                 + "\n\t".join(errors)
             )
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_parameter(self, name: str, param: Tensor, value: Tensor) -> None:
+        """``load_state_dict(..., assign=True)`` for the parameter called ``name``
+        (``"0.weight"``: found through the child modules)."""
+        *path, attribute = name.split(".")
+        owner = self
+        for part in path:
+            owner = owner._modules[part]
+        if not isinstance(value, Parameter):
+            value = Parameter(value, requires_grad=param.requires_grad)
+        value.requires_grad_(param.requires_grad)
+        setattr(owner, attribute, value)
 
     # -- state ---------------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:

@@ -1219,6 +1219,40 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+# ----------------------------------------------------------------------------- load_state_dict(assign=True)
+
+
+@program("module-load_state_dict-assign")
+def _(lib, inp):
+    """assign=True: the given tensors become the parameters (dtype kept, wrapped in
+    a Parameter unless one already, requires_grad as before); a float64 state dict
+    without assign is cast into the float32 parameters."""
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(2, 1))
+    model[0].bias.requires_grad_(False)
+    weight = lib.nn.Parameter(lib.tensor([[1.0, 2.0]], dtype=lib.float64), requires_grad=False)
+    bias = lib.tensor([0.5], dtype=lib.float64)
+    loaded = model.load_state_dict({"0.weight": weight, "0.bias": bias}, assign=True)
+    params = dict(model.named_parameters())
+    copied = lib.nn.Linear(2, 1)
+    copied.load_state_dict({"weight": weight, "bias": bias})
+    wrong = attempt(
+        lambda: lib.nn.Linear(2, 1).load_state_dict(
+            {"weight": lib.ones(1, 3), "bias": lib.ones(1)}, assign=True
+        )
+    )
+    out = model(lib.ones(1, 2, dtype=lib.float64))
+    return {
+        "loaded": str(loaded),
+        "params": params,
+        "same": [params["0.weight"] is weight, params["0.bias"] is bias],
+        "is_parameter": [isinstance(p, lib.nn.Parameter) for p in params.values()],
+        "copied": [copied.weight, copied.bias],
+        "wrong": wrong,
+        "out": out,
+    }
+
+
 # ----------------------------------------------------------------------------- vectorized jacobian/hessian with create_graph
 
 
