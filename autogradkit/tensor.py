@@ -416,8 +416,11 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     @property
     def data(self) -> Tensor:
-        """The tensor's values as a tensor outside the graph (like ``detach()``)."""
-        return self.detach()
+        """The tensor's values as a tensor outside the graph: like ``detach()``, but
+        with a version counter of its own, as in PyTorch, so an in-place change made
+        through it goes unseen by autograd's check of saved tensors: a backward pass
+        then silently uses the changed values (why ``detach()`` is the safe choice)."""
+        return Tensor._make(self._data.view())  # (its own array object, as detach's)
 
     @data.setter
     def data(self, value: Tensor) -> None:

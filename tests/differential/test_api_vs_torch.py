@@ -1219,6 +1219,31 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+# ----------------------------------------------------------------------------- .data against detach()
+
+
+@program("data-has-its-own-version-counter", {"x": Inp((3,), F32, "positive")})
+def _(lib, inp):
+    """The classic lesson: an in-place change through ``.data`` is not seen by the
+    saved-tensor check (backward silently uses the changed values), one through
+    ``detach()`` is (an error)."""
+    out: dict[str, object] = {}
+    for how in ("data", "detach"):
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = x.sigmoid()  # saves its output
+        outside = y.data if how == "data" else y.detach()
+        outside.mul_(0.5)
+        versions = (y._version, outside._version)
+        backward = attempt(lambda y=y: y.sum().backward())
+        out[how] = {"versions": versions, "backward": backward, "x": x}
+    leaf = lib.tensor(inp["x"], requires_grad=True)
+    z = leaf * leaf
+    leaf.data.mul_(10)
+    z.sum().backward()
+    out["leaf"] = (leaf, leaf._version)
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
