@@ -143,6 +143,10 @@ class set_grad_enabled(_GradModeContext):
         # The mode was already set by __init__; entering only marks the scope.
         pass
 
+    def __repr__(self) -> str:
+        # What Jupyter shows after a cell ending in torch.set_grad_enabled(False).
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self._mode})"
+
     def __exit__(self, *exc_info: object) -> None:
         _set_enabled(self._previous.pop())
 

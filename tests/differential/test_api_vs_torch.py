@@ -1219,6 +1219,14 @@ def _(lib, inp):
     return {"loss": loss}
 
 
+@program("set_grad_enabled-repr")
+def _(lib, inp):
+    """A notebook cell ending in ``torch.set_grad_enabled(False)`` shows its repr
+    (the library's name aside, as everywhere)."""
+    texts = [repr(lib.set_grad_enabled(False)), repr(lib.set_grad_enabled(True))]
+    return [text.replace(lib.__name__ + ".", "torch.") for text in texts]
+
+
 # ----------------------------------------------------------------------------- .data against detach()
 
 
