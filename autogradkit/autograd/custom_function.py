@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from . import anomaly_mode, forward_ad, grad_mode
+from . import anomaly_mode, forward_ad, grad_mode, graph, saved_variable
 from . import function as core
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -101,6 +101,8 @@ class _CustomNode(core.Node):
             raise RuntimeError(core.SECOND_BACKWARD_MESSAGE)
         if self._saved is None:
             return ()
+        if self._packed is not None:  # kept by saved_tensors_hooks
+            return saved_variable.unpack_custom(self)
         for tensor, version in zip(self._saved, self._saved_sources):
             if tensor is not None and tensor._version_counter[0] != version:
                 raise RuntimeError(
@@ -323,6 +325,8 @@ def _record(ctx: Any, args: tuple, outputs: tuple) -> tuple:
     }
     ctx._saved = tuple(by_id.get(id(s), s) for s in ctx._saved or ())
     ctx._saved_sources = tuple(None if s is None else s._version_counter[0] for s in ctx._saved)
+    if graph._stack and ctx._saved:
+        saved_variable.pack_custom(ctx)
     return results
 
 

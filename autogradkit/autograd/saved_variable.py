@@ -170,13 +170,50 @@ def saved_tensor(node: _core.Node, index: int) -> Tensor:
         return Tensor._make(data, grad_fn=node)
     if kind != "input" or not original.requires_grad:
         return Tensor._make(data)
-    if original.grad_fn is not None:
-        tensor = Tensor._make(data, grad_fn=original.grad_fn)
-        tensor._output_nr = original._output_nr
-        return tensor
-    tensor = Tensor._make(data)  # a leaf's: it shares the leaf's AccumulateGrad
-    tensor._requires_grad = True
-    tensor._accumulator = original._grad_accumulator()
+    return _with_history(data, _history(original))
+
+
+def pack_custom(ctx: Any) -> None:
+    """A custom Function's ``ctx.save_for_backward`` tensors, packed by the active
+    saved_tensors_hooks (in the order they were saved). The node keeps, for each,
+    the packed value and the history the unpacked tensor gets back."""
+    pack_hook, unpack_hook = _core._graph._stack[-1]
+    packed = [
+        None if t is None else (pack(pack_hook, unpack_hook, t), _history(t)) for t in ctx._saved
+    ]
+    _core._note_packed()
+    ctx._packed = packed
+    ctx._saved = tuple(None if p is not None else t for t, p in zip(ctx._saved, packed))
+
+
+def unpack_custom(ctx: Any) -> tuple:
+    """A custom Function's ``ctx.saved_tensors`` under hooks: each hooked tensor
+    unpacked again (with the history of the tensor saved), the others as saved."""
+    found = []
+    for tensor, hooked in zip(ctx._saved, ctx._packed):
+        if hooked is None:
+            found.append(tensor)
+        else:
+            packed, history = hooked
+            found.append(_with_history(_unpacked(packed)._data, history))
+    return tuple(found)
+
+
+def _history(tensor: Tensor) -> tuple:
+    """What an unpacked copy of ``tensor`` takes from it: its node and output
+    number, or (a leaf that requires grad) its AccumulateGrad."""
+    if tensor.grad_fn is not None:
+        return tensor.grad_fn, tensor._output_nr, None
+    return None, 0, tensor._grad_accumulator() if tensor.requires_grad else None
+
+
+def _with_history(data: Any, history: tuple) -> Tensor:
+    grad_fn, output_nr, accumulator = history
+    tensor = Tensor._make(data, grad_fn=grad_fn)
+    tensor._output_nr = output_nr
+    if accumulator is not None:  # a leaf's: it shares the leaf's AccumulateGrad
+        tensor._requires_grad = True
+        tensor._accumulator = accumulator
     return tensor
 
 

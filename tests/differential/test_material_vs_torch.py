@@ -677,6 +677,44 @@ def _(lib, inp):
     return {"log": log, "a_grad": a.grad, "inner": inner, "in_place": in_place}
 
 
+@program("saved-tensors-hooks-custom-function")
+def _(lib, inp):
+    """saved_tensors_hooks pack a custom Function's save_for_backward tensors (input,
+    a leaf, the output) and unpack them at every read of ctx.saved_tensors, with
+    the history of the tensor saved; twice with retain_graph."""
+    log: list[tuple] = []
+
+    class F(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a parameter
+        @staticmethod
+        def forward(ctx, x, y):
+            out = x * y.exp()
+            ctx.save_for_backward(x, y, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y, out = ctx.saved_tensors
+            log.append(("backward", repr(x), repr(y), repr(out)))
+            return g * y.exp(), g * out
+
+    def pack_hook(t):
+        log.append(("pack", repr(t)))
+        return t.detach() * 1
+
+    def unpack_hook(t):
+        log.append(("unpack", repr(t)))
+        return t
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([0.5, 0.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+        z = F.apply(x * 1, y)
+    z.sum().backward(retain_graph=True)
+    first = (x.grad.clone(), y.grad.clone())
+    z.sum().backward()
+    return {"log": log, "first": first, "x_grad": x.grad, "y_grad": y.grad}
+
+
 @program("saved-tensor-register-hooks")
 def _(lib, inp):
     """grad_fn._raw_saved_self.register_hooks(pack, unpack): pack at once, unpack
