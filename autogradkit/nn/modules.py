@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import _creation
@@ -185,6 +185,26 @@ class Module:
                 for child_name, child in module.named_children()
             ]
             pending[:0] = children
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every child module (recursively), then on this one, and
+        return this module: the usual way to initialise a model's layers.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+        >>> def zero_biases(m):
+        ...     if isinstance(m, torch.nn.Linear):
+        ...         torch.nn.init.zeros_(m.bias)
+        >>> model.apply(zero_biases)[1].bias
+        Parameter containing:
+        tensor([0.], requires_grad=True)
+        """
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
 
     def modules(self) -> Iterator[Module]:
         for _, module in self.named_modules():

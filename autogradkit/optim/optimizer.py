@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._creation import zeros_like
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.pointwise import maximum
 from ..ops.shape import clone
 from ..tensor import Tensor
@@ -107,7 +107,38 @@ class Optimizer:
                         param.grad.requires_grad_(False)
                     param.grad.zero_()
 
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a ``.grad`` (one step of the method).
+
+        ``closure``, if given, is called first (with grad mode on) to recompute the
+        loss and its gradients: ``zero_grad()``, forward, ``backward()``, return
+        the loss. ``step`` returns what it returned (None without one).
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> w = torch.nn.Parameter(torch.tensor([2.0]))
+        >>> opt = torch.optim.SGD([w], lr=0.1)
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = (w**2).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(4., grad_fn=<SumBackward0>)
+        >>> w
+        Parameter containing:
+        tensor([1.6000], requires_grad=True)
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        self._update()
+        return loss
+
+    def _update(self) -> None:
+        """The step itself (each optimizer's own), run in no_grad mode."""
         raise NotImplementedError
 
     def state_dict(self) -> dict[str, Any]:
@@ -260,7 +291,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     @no_grad()
-    def step(self) -> None:
+    def _update(self) -> None:
         for group in self.param_groups:
             lr, momentum = group["lr"], group["momentum"]
             for param in group["params"]:
@@ -322,7 +353,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     @no_grad()
-    def step(self) -> None:
+    def _update(self) -> None:
         for group in self.param_groups:
             alpha, lr = group["alpha"], group["lr"]
             for param in group["params"]:
@@ -397,7 +428,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     @no_grad()
-    def step(self) -> None:
+    def _update(self) -> None:
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             for param in group["params"]:

@@ -1436,6 +1436,37 @@ for _name, _make in OPTIMIZERS.items():
     )
 
 
+@program("optimizer-step-closure-and-module-apply")
+def _(lib, inp):
+    """optimizer.step(closure) returns the closure's loss (each optimizer); a
+    model initialised with Module.apply (children first, then the model)."""
+    visited = []
+
+    def init(module):
+        visited.append(type(module).__name__)
+        if isinstance(module, lib.nn.Linear):
+            lib.nn.init.constant_(module.weight, 0.5)
+            lib.nn.init.zeros_(module.bias)
+
+    out = {}
+    for name, make in OPTIMIZERS.items():
+        model = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.Tanh(), lib.nn.Linear(2, 1))
+        returned = model.apply(init) is model
+        optimizer = make(lib, list(model.parameters()))
+        x = lib.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]])
+
+        def closure(model=model, optimizer=optimizer, x=x):
+            optimizer.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            return loss
+
+        losses = [optimizer.step(closure) for _ in range(3)]
+        out[name] = {"returned": returned, "losses": losses, "params": list(model.parameters())}
+    out["visited"] = visited[:4]
+    return out
+
+
 @program("optimizer-load_state_dict-checks", rtol=1e-6, atol=1e-9)  # float32 values, widened
 def _(lib, inp):
     w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
