@@ -1448,7 +1448,7 @@ def _(lib, inp):
             lib.nn.init.constant_(module.weight, 0.5)
             lib.nn.init.zeros_(module.bias)
 
-    out = {}
+    out: dict[str, object] = {}
     for name, make in OPTIMIZERS.items():
         model = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.Tanh(), lib.nn.Linear(2, 1))
         returned = model.apply(init) is model
