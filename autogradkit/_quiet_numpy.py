@@ -26,10 +26,8 @@ __all__ = [
     "silently",
     "quietly",
     "numpy_quietly",
-    "binary_quietly",
     "run_quietly",
     "arithmetic",
-    "added_quietly",
 ]
 
 
@@ -112,25 +110,6 @@ def numpy_quietly(function: Callable[..., Any], *args: Any) -> Any:
         return silently(function, *args)
 
 
-def binary_quietly(function: Callable[[Any, Any], Any], x: Any, y: Any) -> Any:
-    """``function(x, y)``, silently: :func:`numpy_quietly` for two arguments,
-    without its ``*args`` (a matrix product: +700 instructions, not +1,100)."""
-    try:
-        return run_quietly(function, x, y)
-    except RuntimeError:
-        return silently(function, x, y)
-
-
-def added_quietly(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x + y`` for two arrays, silently: :func:`binary_quietly` written out for
-    the commonest addition, two tensors of one dtype (``s + a @ m``): callgrind
-    (tiny script) added_quietly of two 3×3 float32 5.76k -> 4.58k instructions."""
-    try:
-        return run_quietly(_add, x, y)
-    except RuntimeError:
-        return silently(_add, x, y)
-
-
 def _numpy_error_state() -> tuple[ContextVar | None, Any]:
     """The context variable np.errstate sets (NumPy >= 2.0) and an "ignore" value."""
     try:
@@ -151,7 +130,7 @@ def _quiet_context() -> Context | None:
 
 _STATE, _IGNORE = _numpy_error_state()
 _QUIET_CONTEXT = _quiet_context()
-# Called directly only where a Python call more costs too much (a loss's forward);
-# the caller then handles the RuntimeError as numpy_quietly does.
+# Called directly only where a Python call more costs too much (a loss's forward,
+# mm's product, the sum of two tensors of one dtype); the caller then handles the
+# RuntimeError as numpy_quietly does.
 run_quietly = silently if _QUIET_CONTEXT is None else _QUIET_CONTEXT.run
-_add = np.add
