@@ -375,18 +375,31 @@ def test_retain_grad_keeps_a_non_leaf_gradient():
     assert h.grad.item() == 12.0  # 2h
 
 
-def test_plain_pass_after_a_create_graph_pass_resets_saved_tensors():
+def test_saved_tensors_are_tensors_only_while_a_create_graph_pass_runs_the_node():
     # A create_graph pass makes a node's saved_tensors hand out tensors connected to
-    # the graph; a later plain pass over the retained graph resets that (Node.apply),
-    # so the node's backward formulas work on arrays again.
+    # the graph while its formula runs (so the gradient is recorded); afterwards, and
+    # in a later plain pass over the retained graph, they are arrays again.
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     z = x * x
     s = z.sum()
-    torch.autograd.grad(s, x, create_graph=True, retain_graph=True)
-    assert all(isinstance(v, torch.Tensor) for v in z.grad_fn.saved_tensors)
-    (plain,) = torch.autograd.grad(s, x, retain_graph=True)
+    (first,) = torch.autograd.grad(s, x, create_graph=True, retain_graph=True)
+    assert first.grad_fn is not None and first.tolist() == [2.0, 4.0]
     assert not any(isinstance(v, torch.Tensor) for v in z.grad_fn.saved_tensors)
+    (plain,) = torch.autograd.grad(s, x, retain_graph=True)
     assert plain.grad_fn is None and plain.tolist() == [2.0, 4.0]
+
+
+def test_a_create_graph_formula_that_fails_leaves_its_node_plain():
+    # The formula of z's node fails (x was changed in place after z saved it); the
+    # flag that makes saved_tensors hand out tensors is reset all the same.
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = x * 1.0
+    z = w * w
+    with torch.no_grad():
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.autograd.grad(z.sum(), x, create_graph=True, retain_graph=True)
+    assert z.grad_fn._differentiable is False
 
 
 def test_a_root_gradient_is_cast_to_its_node_dtype_before_the_node_runs():

@@ -297,8 +297,8 @@ class Node:
     _packed: Any = None
     # True when the engine must run this node through _GraphTask._call rather than
     # its plain path: once any hook or retain_grad() is attached (one flag read
-    # instead of four attributes per node), and always for CopySlices and a custom
-    # Function's node, whose backward is more than a formula.
+    # instead of four attributes per node), and always for AccumulateGrad,
+    # CopySlices and a custom Function's node, whose backward is more than a formula.
     _needs_call = False
     # True for a node whose forward made several outputs (split, a custom Function
     # returning a tuple): the engine then keeps one gradient per output for it and
@@ -396,7 +396,7 @@ class Node:
         sources = self._saved_sources
         if sources is None:
             return self._saved
-        # Tensors in a create_graph pass; never before one (see _set_differentiable),
+        # Tensors in a create_graph pass; never before one (see _run_formula),
         # so until then the flag, a class attribute read (~250 instructions), is not.
         differentiable = _create_graph_seen and self._differentiable
         if type(sources) is _OnlyConstants and not differentiable:
@@ -555,8 +555,6 @@ class Node:
 
         A node with several outputs gets, and hands to ``backward``, a list: one
         gradient per output (None for an output no gradient reached)."""
-        if create_graph or (_create_graph_seen and self._differentiable):
-            _set_differentiable(self, create_graph)
         if create_graph:
             grads = _run_formula(self, grad_output)
         else:
@@ -594,43 +592,22 @@ def _fits_input(grad, shape: tuple, dtype: np.dtype) -> bool:
     return not shape and type(grad) is dtype.type
 
 
-# True once a node ran with create_graph: until then no node's _differentiable needs
-# resetting, so Node.apply need not read it (an unspecialised class attribute read,
+# True once a node ran with create_graph: until then no node's _differentiable can
+# be set, so saved_tensors need not read it (an unspecialised class attribute read,
 # ~250 instructions a node; a global is read for ~30).
 _create_graph_seen = False
 
 
-def _plain_gradients(node: Node, grad_output, release: bool) -> Sequence:
-    """What the engine's loop runs for a plain node (no hooks, no create_graph):
-    ``backward``, one gradient per edge as it returned them, then (if ``release``)
-    the saved tensors freed. The loop fits each gradient to its input as it sends
-    it (Node.apply's rule), which spares apply's own loop over the edges and its
-    list: callgrind (tiny script, backward passes only) 200-link chain 5.50M ->
-    4.86M, 500-product fan-out 23.50M -> 21.91M instructions. A function, not a
-    method: the loop's nodes are of many classes, so a method look-up is not
-    specialised (-190 instructions a node, callgrind)."""
-    if _create_graph_seen and node._differentiable:
-        _set_differentiable(node, False)
-    grads = node._backward(node, grad_output)  # its Function's backward
-    if type(grads) is not tuple or len(grads) != len(node._next_nodes):
-        grads = _one_per_edge(node, grads if type(grads) is tuple else (grads,))
-    if release and node._saved is not None:  # Node._release, written out
-        node._saved, node._saved_sources = None, _RELEASED
-    return grads
-
-
-def _set_differentiable(node: Node, create_graph: bool) -> None:
-    """Whether ``node``'s saved_tensors hands out tensors connected to the graph
-    (a create_graph pass) or arrays; set by Node.apply before it runs backward."""
-    global _create_graph_seen
-    _create_graph_seen = _create_graph_seen or create_graph  # before the node's own flag
-    node._differentiable = create_graph
-
-
-def _one_per_edge(node: Node, grads: tuple) -> list:
+def _one_per_edge(node: Node, grads) -> list:
     """The gradients of a node with arguments that have no edge (``dim``,
     ``reduction``), one per edge: backward gives one per forward argument, and the
-    k-th argument that needs a gradient is the k-th edge that leads somewhere."""
+    k-th argument that needs a gradient is the k-th edge that leads somewhere. (A
+    backward with one argument may return its gradient alone, not in a tuple; a
+    list is what Node.apply made: one per edge already.)"""
+    if type(grads) is list:
+        return grads
+    if type(grads) is not tuple:
+        grads = (grads,)
     tracked = itertools.compress(grads, node.needs_input_grad)
     return [None if child is None else next(tracked) for child in node._next_nodes]
 
@@ -745,6 +722,7 @@ class AccumulateGrad(Node):
     # The leaf's register_post_accumulate_grad_hook hooks (a class default: most
     # leaves have none, and the engine reads this once per leaf).
     _post_accumulate_hooks: list | None = None
+    _needs_call = True  # the engine runs it through _GraphTask._call (its _accumulate)
 
     def __init__(self, variable) -> None:
         self._saved = self._saved_sources = None
@@ -1281,14 +1259,20 @@ _formulas_lock = threading.Lock()
 def _run_formula(node: Node, grad_output: Any) -> Any:
     """Run ``node``'s backward formula recording its own graph (``create_graph``),
     with numbers in it taken as the formula's constants (see _record)."""
-    global _formulas_running
+    global _formulas_running, _create_graph_seen
     previous = _formula.recording
     _formula.recording = True
     with _formulas_lock:
         _formulas_running += 1
+    # While it runs, its saved_tensors hands out tensors connected to the graph, not
+    # arrays. Only while it runs: the engine runs a node without create_graph
+    # straight through its formula (_GraphTask.run), with nothing to reset.
+    _create_graph_seen = True
+    node._differentiable = True
     try:
         return node._function.backward(node, grad_output)
     finally:
+        node._differentiable = False
         _formula.recording = previous
         with _formulas_lock:
             _formulas_running -= 1
