@@ -16,10 +16,11 @@ import numpy as np
 # ``np.<name>`` (~300 instructions a read), and these run in every loss of a step.
 from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
+from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
 from ..autograd.function import Reduction
 from ..autograd.grad_mode import is_grad_enabled
-from ..ops.arithmetic import broadcast_error
+from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import relu, sigmoid, tanh
 from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
@@ -300,10 +301,62 @@ def _check_loss_args(name: str, input, target, reduction: str) -> None:
         )
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if input._data.dtype.kind != "f" or target._data.dtype.kind != "f":
+
+
+def _is_floating(tensor: Tensor) -> bool:
+    return tensor._data.dtype.kind == "f"
+
+
+def _promoted_operands(kernel: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """mse_loss and smooth_l1_loss compute in the dtype PyTorch promotes input and
+    target to: an integer or bool target (class labels used as values) is cast to
+    the input's float dtype. With neither floating, PyTorch has no kernel."""
+    if _is_floating(input) and _is_floating(target):
+        return input, target
+    if _is_floating(input):
+        return input, target.to(input.dtype)
+    if _is_floating(target):
+        return input.to(target.dtype), target
+    promoted = np.result_type(input._data.dtype, target._data.dtype)
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(promoted)}'")
+
+
+def _check_huber_dtypes(input: Tensor, target: Tensor) -> None:
+    """huber_loss here takes floating tensors only. (PyTorch computes a float input
+    with an integer target in the input's dtype, then refuses in backward: 'Found
+    dtype Long but expected Float'.)"""
+    if not (_is_floating(input) and _is_floating(target)):
         raise RuntimeError(
-            f"{name}: input and target must be floating point tensors, got "
+            f"huber_loss: input and target must be floating point tensors, got "
             f"{input.dtype} and {target.dtype}; convert with .float()"
+        )
+
+
+def _check_bce_dtypes(input: Tensor, target: Tensor) -> None:
+    """binary_cross_entropy takes a target of the input's dtype only (PyTorch's
+    words: an integer target of labels is 'Found dtype Long but expected Float')."""
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"Found dtype {scalar_type_name(target._data.dtype)} but expected "
+            f"{scalar_type_name(input._data.dtype)}"
+        )
+    if not _is_floating(input):
+        name = scalar_type_name(input._data.dtype)
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{name}'")
+
+
+def _check_bce_with_logits_dtypes(input: Tensor, target: Tensor) -> None:
+    """binary_cross_entropy_with_logits: floating logits, and a floating target
+    (PyTorch's errors for an integer or bool target come from its formula's steps)."""
+    if not _is_floating(input):
+        name = scalar_type_name(input._data.dtype)
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{name}'")
+    if target._data.dtype.kind == "b":
+        refuse_bool_subtraction(target._data, target._data)
+    if not _is_floating(target):
+        raise RuntimeError(
+            f"result type {scalar_type_name(input._data.dtype)} can't be cast to the desired "
+            f"output type {scalar_type_name(target._data.dtype)}"
         )
 
 
@@ -364,6 +417,7 @@ def binary_cross_entropy_with_logits(
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("binary_cross_entropy_with_logits", input, target, reduction)
+    _check_bce_with_logits_dtypes(input, target)
     if target._data.shape != input._data.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})".replace(
@@ -395,6 +449,7 @@ def binary_cross_entropy(
     """Binary cross-entropy between probabilities ``input`` (in [0, 1]) and ``target``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("binary_cross_entropy", input, target, reduction)
+    _check_bce_dtypes(input, target)
     if target._data.shape != input._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -414,6 +469,7 @@ def mse_loss(
     """Mean squared error ``mean((input - target)²)``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss_args("mse_loss", input, target, reduction)
+    input, target = _promoted_operands("mse_cpu", input, target)
     input, target = _broadcast_pair(input, target)
     return MseLoss.apply(input, target, reduction)
 
@@ -609,6 +665,7 @@ def smooth_l1_loss(
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
+    input, target = _promoted_operands("smooth_l1_cpu", input, target)
     input, target = _broadcast_pair(input, target)
     return SmoothL1Loss.apply(input, target, reduction, float(beta))
 
@@ -643,6 +700,7 @@ def huber_loss(
     tensor([ 0.1667, -0.1667,  0.1667])
     """
     _check_loss_args("huber_loss", input, target, reduction)
+    _check_huber_dtypes(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _broadcast_pair(input, target)

@@ -891,6 +891,45 @@ expressions(
 )
 
 
+@program("loss-dtype-pairs")
+def _(lib, inp):
+    """Regression losses take an integer or bool target (labels used as values) in
+    the input's float dtype; the binary cross-entropies refuse one, in PyTorch's
+    words. Each pair: the loss, or what it raised, and the input's gradient."""
+    F = lib.nn.functional
+    operands = {
+        "long": lib.tensor([1, 0, 2]),
+        "bool": lib.tensor([True, False, True]),
+        "f32": lib.tensor([0.75, 0.0, 1.0]),
+        "f64": lib.tensor([0.75, 0.0, 1.0], dtype=lib.float64),
+    }
+    out = {}
+    for loss in ["mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy"]:
+        for input_name in ["f32", "f64", "long", "bool"]:
+            for target_name in ["f32", "f64", "long", "bool"]:
+                x = operands[input_name].clone()
+                if x.is_floating_point():
+                    x = x.sigmoid() if loss == "binary_cross_entropy" else x
+                    x = x.detach().requires_grad_()
+
+                def run(x=x, target=operands[target_name], loss=loss):
+                    value = getattr(F, loss)(x, target)
+                    grad = lib.autograd.grad(value, x)[0] if x.requires_grad else None
+                    return [value, grad]
+
+                out[f"{loss}({input_name}, {target_name})"] = attempt(run)
+    logits = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    for target_name in ["long", "bool"]:
+        target = operands[target_name]
+        out[f"with_logits(f32, {target_name})"] = attempt(
+            lambda t=target: F.binary_cross_entropy_with_logits(logits, t)
+        )
+    out["with_logits(long, f32)"] = attempt(
+        lambda: F.binary_cross_entropy_with_logits(operands["long"], operands["f32"])
+    )
+    return out
+
+
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
     """clamp_ with tensor bounds, recorded or not (NumPy's clip refused tensors)."""
