@@ -103,7 +103,7 @@ from .ops.elementary import (
     tan,
     trunc,
 )
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.pointwise import (
     abs,
     absolute,
@@ -158,6 +158,7 @@ __all__ = [
     "absolute",
     "acos",
     "add",
+    "addmm",
     "all",
     "allclose",
     "any",

@@ -271,11 +271,11 @@ class MathMethods(TensorBase):
         return ops.elementary.frac(self)
 
     # -- softmax, products, norms -------------------------------------------------
-    def softmax(self, dim=None, dtype=None):
-        return ops.softmax.softmax(self, dim, dtype)
+    def softmax(self, *args, **kwargs):
+        return ops.softmax.softmax(self, *args, **kwargs)
 
-    def log_softmax(self, dim=None, dtype=None):
-        return ops.softmax.log_softmax(self, dim, dtype)
+    def log_softmax(self, *args, **kwargs):
+        return ops.softmax.log_softmax(self, *args, **kwargs)
 
     def logsumexp(self, dim, keepdim: bool = False):
         return ops.softmax.logsumexp(self, dim, keepdim)

@@ -20,10 +20,12 @@ from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
 from ..autograd.function import Reduction
 from ..autograd.grad_mode import is_grad_enabled
+from ..ops import softmax as _softmax
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
-from ..ops.pointwise import relu, sigmoid, tanh
-from ..ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
+from ..ops.pointwise import relu as pointwise_relu
+from ..ops.pointwise import sigmoid, tanh
+from ..ops.softmax import cross_entropy, nll_loss
 from ..ops.where import select
 from ..tensor import Size, Tensor
 
@@ -36,6 +38,7 @@ __all__ = [
     "huber_loss",
     "sigmoid",
     "relu",
+    "relu_",
     "tanh",
     "softmax",
     "log_softmax",
@@ -56,6 +59,44 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     rows = input.reshape(-1, input.shape[-1]) if input.dim() > 1 else input.view(1, -1)
     out = addmm(bias, rows, weight.t())
     return out.view(*input.shape[:-1], weight.shape[0])
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise; ``inplace=True`` writes it into ``input`` (``relu_``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.relu(torch.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return input.relu_() if inplace else pointwise_relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """max(x, 0) written into ``input``."""
+    return input.relu_()
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``torch.softmax``, except that a missing ``dim`` is chosen by PyTorch's legacy
+    rule, with its deprecation warning.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    dim = _softmax.implicit_dim(input, dim, "softmax", _stacklevel)
+    return _softmax.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``torch.log_softmax``, except that a missing ``dim`` is chosen by PyTorch's
+    legacy rule, with its deprecation warning."""
+    dim = _softmax.implicit_dim(input, dim, "log_softmax", _stacklevel)
+    return _softmax.log_softmax(input, dim, dtype)
 
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -124,7 +165,7 @@ def _softplus_of_neg(z):
     """log(1 + e⁻ᶻ), computed without overflow (for an array or, during a
     create_graph pass, a tensor)."""
     if isinstance(z, Tensor):
-        return relu(-z) + (1 + (-z.abs()).exp()).log()
+        return pointwise_relu(-z) + (1 + (-z.abs()).exp()).log()
     return np.maximum(-z, 0) + np.log1p(np.exp(-np.abs(z)))
 
 

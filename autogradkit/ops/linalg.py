@@ -23,7 +23,7 @@ from ..autograd.forward_ad import tangent_of
 from ..autograd.function import Bilinear, Function
 from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
-from .shape import SqueezeInplace, UnsafeView, Unsqueeze
+from .shape import SqueezeInplace, UnsafeView, Unsqueeze, expanded_shape
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm"]
 
@@ -449,14 +449,7 @@ class Addmm(Function):
 
     @staticmethod
     def forward(ctx, bias, a, b):
-        (rows, inner), (inner_b, columns) = a.shape, b.shape
-        if inner != inner_b:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and "
-                f"{inner_b}x{columns})"
-            )
-        if a.dtype != b.dtype:
-            raise _dtype_mismatch(a, b)
+        _check_addmm(bias, a, b)
         # As in Mm: each matrix is needed only for the other's gradient.
         _, needs_a, needs_b = ctx.needs_input_grad
         ctx.save_for_backward(a if needs_b else None, b if needs_a else None)
@@ -482,8 +475,33 @@ class Addmm(Function):
         return total
 
 
+def _check_addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """PyTorch's refusals for ``addmm(bias, a, b)``, in its order: the dtypes, the
+    product's shapes, then a bias that does not broadcast to the product."""
+    if bias.dtype != b.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {scalar_type_name(bias.dtype)} "
+            f"and {scalar_type_name(b.dtype)}"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(a.dtype)} "
+            f"and {scalar_type_name(b.dtype)}"
+        )
+    (rows, inner), (inner_b, columns) = a.shape, b.shape
+    if inner != inner_b:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and {inner_b}x{columns})"
+        )
+    if bias.shape != (columns,):  # (nn.Linear's bias always fits)
+        expanded_shape(bias, (rows, columns))
+
+
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """input + mat1 @ mat2 (``input`` broadcast over the rows), recorded as one node."""
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.ndim}-D tensor")
     return Addmm.apply(input, mat1, mat2)
 
 

@@ -856,10 +856,16 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
 def expand(input: Tensor, *sizes) -> Tensor:
     """A view repeated along size-1 dimensions (-1 keeps a size)."""
     sizes = _shape_arg(sizes)
-    shape = input._data.shape
+    return Expand.apply(input, expanded_shape(input._data, sizes))
+
+
+def expanded_shape(data: np.ndarray, sizes: tuple) -> tuple[int, ...]:
+    """The shape ``expand(*sizes)`` gives an array ``data`` of, with PyTorch's
+    refusals of sizes it cannot be expanded to."""
+    shape = data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.{scalar_type_name(input._data.dtype)}Tensor{{{list(shape)}}}, "
+            f"expand(torch.{scalar_type_name(data.dtype)}Tensor{{{list(shape)}}}, "
             f"size={list(sizes)}): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})"
@@ -873,7 +879,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"size ({n}) at non-singleton dimension {i + offset}.  Target sizes: {list(sizes)}.  "
                 f"Tensor sizes: {list(shape)}"
             )
-    return Expand.apply(input, target)
+    return target
 
 
 def clone(input: Tensor) -> Tensor:

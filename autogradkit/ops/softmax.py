@@ -13,7 +13,9 @@ where sums run along ``dim``.
 
 from __future__ import annotations
 
+import operator
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -201,16 +203,33 @@ class Logsumexp(Reduction):
         return grad_output * np.exp(x - out), None, None
 
 
+def implicit_dim(input: Tensor, dim, name: str, stacklevel: int):
+    """``F.softmax(x)`` without ``dim``: PyTorch's legacy choice of dimension, with
+    its deprecation warning. (``torch.softmax`` and ``x.softmax()`` require dim.)"""
+    if dim is not None:
+        return dim
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
+# The default of a required ``dim``: PyTorch's message for a missing one is not Python's.
+_REQUIRED: Any = object()
+
+
 def _softmax_dim(input: Tensor, dim, name: str) -> int:
-    if dim is None:
-        # PyTorch's legacy rule for a missing dim, with its deprecation warning.
-        warnings.warn(
-            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-            "include dim=X as an argument.",
-            UserWarning,
-            stacklevel=3,
-        )
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dim is _REQUIRED:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    try:
+        dim = operator.index(dim)
+    except TypeError:
+        raise TypeError(
+            f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+        ) from None
     return _wrap_dim(dim, input.ndim) if input.ndim else 0
 
 
@@ -218,7 +237,7 @@ def _cast_first(input: Tensor, dtype) -> Tensor:
     return input if dtype is None else input.to(dtype)
 
 
-def softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int = _REQUIRED, dtype=None) -> Tensor:
     """eˣ normalised to sum to 1 along ``dim``.
 
     >>> import autogradkit as torch
@@ -229,7 +248,7 @@ def softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
     return Softmax.apply(_cast_first(input, dtype), dim)
 
 
-def log_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int = _REQUIRED, dtype=None) -> Tensor:
     """The logarithm of ``softmax``, computed without forming the softmax."""
     dim = _softmax_dim(input, dim, "log_softmax")
     return LogSoftmax.apply(_cast_first(input, dtype), dim)

@@ -930,6 +930,42 @@ def _(lib, inp):
     return out
 
 
+expressions(
+    "linear-and-addmm-refusals",
+    "lib.nn.functional.linear(lib.tensor([[1, 2, 3]]), lib.ones(2, 3), lib.ones(2))",
+    "lib.nn.functional.linear(lib.tensor([1, 2, 3]), lib.ones(2, 3), lib.ones(2))",
+    "lib.nn.functional.linear(lib.ones(5, 4, 3).long(), lib.ones(2, 3), lib.ones(2))",
+    "lib.nn.functional.linear(lib.tensor([[1, 2, 3]]), lib.ones(2, 3))",
+    "lib.nn.functional.linear(lib.ones(4, 3), lib.ones(2, 3), lib.ones(2).double())",
+    "lib.nn.functional.linear(lib.ones(4, 3), lib.ones(2, 3), lib.ones(3))",
+    "lib.nn.functional.linear(lib.ones(4, 4), lib.ones(2, 3), lib.ones(2))",
+    "lib.nn.Linear(3, 2)(lib.tensor([[1, 2, 3]]))",
+    "lib.addmm(lib.ones(2, 2), lib.ones(4, 3), lib.ones(3, 2))",
+    "lib.addmm(lib.ones(3, 4, 2), lib.ones(4, 3), lib.ones(3, 2))",
+    "lib.addmm(lib.ones(2), lib.ones(3), lib.ones(3, 2))",
+    "lib.addmm(lib.ones(2), lib.ones(4, 3), lib.ones(3))",
+    "lib.addmm(lib.ones(4, 1), lib.ones(4, 3), lib.ones(3, 2))",
+    "lib.addmm(lib.ones(2).long(), lib.ones(4, 3), lib.ones(3, 2))",
+)
+expressions(
+    "softmax-dim-and-relu-inplace",
+    "lib.softmax(lib.ones(3))",
+    "lib.ones(3).softmax()",
+    "lib.log_softmax(lib.ones(3))",
+    "lib.ones(3).log_softmax()",
+    "lib.softmax(lib.ones(3), None)",
+    "lib.softmax(lib.ones(2, 3), 1)",
+    "lib.nn.functional.softmax(lib.ones(2, 3))",
+    "lib.nn.functional.log_softmax(lib.ones(2, 3))",
+    "lib.nn.Softmax()(lib.ones(2, 3))",
+    "lib.nn.functional.relu(lib.tensor([-1.0, 2.0]), inplace=True)",
+    "lib.nn.functional.relu(lib.tensor([-1.0, 2.0]), True)",
+    "lib.nn.functional.relu_(lib.tensor([-1.0, 2.0]))",
+    "lib.nn.functional.relu(lib.ones(2, requires_grad=True), inplace=True)",
+    "lib.nn.functional.relu(lib.ones(2, requires_grad=True) * -1, inplace=True)",
+)
+
+
 @program("clamp_-tensor-bounds")
 def _(lib, inp):
     """clamp_ with tensor bounds, recorded or not (NumPy's clip refused tensors)."""
