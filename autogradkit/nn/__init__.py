@@ -4,7 +4,7 @@ users. A model is a :class:`Module` holding :class:`Parameter` tensors; its
 parameter.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -30,6 +30,7 @@ from .parameter import Parameter
 __all__ = [
     "functional",
     "init",
+    "utils",
     "Module",
     "Parameter",
     "Linear",

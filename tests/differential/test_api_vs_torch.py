@@ -1467,6 +1467,32 @@ def _(lib, inp):
     return out
 
 
+@program("clip-grad-norm-and-value")
+def _(lib, inp):
+    """nn.utils.clip_grad_norm_ (norms 2, 1, inf; below the limit: unchanged; no
+    gradients; a non-finite norm) and clip_grad_value_ between backward and step."""
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+    x = lib.tensor([[1.0, -2.0, 0.5], [3.0, 1.0, 2.0]])
+    utils = lib.nn.utils
+    out = {}
+    for norm_type in (2.0, 1, float("inf")):
+        model.zero_grad()
+        (model(x) * 10).pow(2).sum().backward()
+        total = utils.clip_grad_norm_(model.parameters(), 1.0, norm_type=norm_type)
+        out[f"norm {norm_type}"] = (total, [p.grad for p in model.parameters()])
+    model.zero_grad()
+    (model(x) * 0.001).sum().backward()
+    out["below"] = (utils.clip_grad_norm_(model.parameters(), 5.0), model[2].bias.grad)
+    out["no grads"] = utils.clip_grad_norm_([lib.nn.Parameter(lib.ones(2))], 1.0)
+    w = lib.nn.Parameter(lib.ones(2))
+    w.grad = lib.tensor([float("inf"), 1.0])
+    out["nonfinite"] = attempt(lambda: utils.clip_grad_norm_(w, 1.0, error_if_nonfinite=True))
+    w.grad = lib.tensor([-2.0, 3.0])
+    out["value"] = (utils.clip_grad_value_(w, 1.5), w.grad)
+    return out
+
+
 @program("optimizer-load_state_dict-checks", rtol=1e-6, atol=1e-9)  # float32 values, widened
 def _(lib, inp):
     w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
