@@ -264,7 +264,11 @@ class _GraphTask:
         """2. Run nodes whose gradient is complete, until none is left (yielding,
         when the pass is observed, what each did)."""
         ready, buffers, observed = self.ready, self.buffers, self.observed
-        calls_every_node = self._calls_every_node()
+        # Captures (autograd.grad), create_graph, a stepper watching, anomaly mode:
+        # each node needs more than its formula, so every node goes through _call.
+        calls_every_node = (
+            self.captures is not None or self.create_graph or observed or self.anomaly
+        )
         call = self._watched_call if self.anomaly else self._call
         free = not self.retain_graph
         while ready:
@@ -286,13 +290,6 @@ class _GraphTask:
                 # instructions until run() was called 8 times.)
                 continue
             yield self._record(node, grad_output, grad_inputs)
-
-    def _calls_every_node(self) -> bool:
-        """Whether each node needs more than its backward formula, so the loop runs
-        it through _call: captures (autograd.grad), create_graph, a stepper
-        watching, anomaly mode. (Otherwise only nodes with hooks, a leaf's
-        AccumulateGrad and nodes whose backward is more than a formula go there.)"""
-        return self.captures is not None or self.create_graph or self.observed or self.anomaly
 
     def _send_on(self, node: Node, grad_output, grad_inputs: Sequence) -> None:
         """Send each of ``node``'s gradients along its edge (``grad_inputs[i]`` along
