@@ -203,10 +203,6 @@ def _as_tensors(value):
     return _as_tensor(value)
 
 
-# What a node without hooks or retain_grad() has for them (see _accumulate).
-_NO_HOOKS = (None, None, None)
-
-
 class _GraphTask:
     """State of one backward pass: the dependency counts, the gradient buffers
     and the heap of ready nodes."""
@@ -359,8 +355,8 @@ class _GraphTask:
         or for a node ``autograd.grad`` does not run)."""
         if self.captures is not None and self._capture(node, grad_output):
             return grad_output, []
-        if type(node) is AccumulateGrad:
-            return self._accumulate(node, grad_output), []
+        if type(node) is AccumulateGrad:  # (an empty tuple, which _send_on takes as it is)
+            return self._accumulate(node, grad_output), ()
         if node._needs_call:
             grad_output = self._hooks_before(node, grad_output)
         if self.create_graph:
@@ -379,8 +375,11 @@ class _GraphTask:
         (Its class sets _needs_call, which spares the loop a type test per node, so
         whether hooks are attached is read here: only leaves' nodes get here, so the
         reads are cheap, and a leaf without hooks spares _hooks_before's two calls.)"""
-        hooks = node._tensor_pre_hooks, node._pre_hooks, node._retained
-        if hooks != _NO_HOOKS:
+        if (
+            node._tensor_pre_hooks is not None
+            or node._pre_hooks is not None
+            or node._retained is not None
+        ):
             grad = self._hooks_before(node, grad)
         previous = node.accumulate(grad, self.create_graph, node in self.owned, self.observed)
         if self.observed:
