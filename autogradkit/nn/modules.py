@@ -25,6 +25,7 @@ Sequential(
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -405,7 +406,7 @@ class Linear(Module):
 class Sequential(Module):
     """Modules applied one after the other: ``Sequential(a, b)(x)`` is ``b(a(x))``."""
 
-    def __init__(self, *modules: Module) -> None:
+    def __init__(self, *modules: Any) -> None:  # modules, or one OrderedDict of them
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
@@ -420,10 +421,38 @@ class Sequential(Module):
         return input
 
     def __getitem__(self, index: int | slice) -> Any:
-        modules = list(self._modules.values())
-        if isinstance(index, slice):
-            return Sequential(*modules[index])
-        return modules[index]
+        if isinstance(index, slice):  # keeps the modules' names, as PyTorch's does
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return self._modules[self._name_at(index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(
+                f"cannot assign '{type(module).__name__}' as child module '{index}' "
+                "(torch.nn.Module or None expected)"
+            )
+        self._modules[self._name_at(index)] = module
+
+    def __delitem__(self, index: int | slice) -> None:
+        names = list(self._modules)
+        doomed = names[index] if isinstance(index, slice) else [self._name_at(index)]
+        for name in doomed:
+            del self._modules[name]
+        self._name_in_order(list(self._modules.values()))
+
+    def _name_at(self, index: int) -> str:
+        """The name of the module at ``index`` (negative counts from the end)."""
+        index = operator.index(index)
+        size = len(self._modules)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return list(self._modules)[index % size]
+
+    def _name_in_order(self, modules: list[Module]) -> None:
+        """Hold ``modules`` named 0, 1, 2, … (after a removal or an insertion, as PyTorch)."""
+        self._modules.clear()
+        for index, module in enumerate(modules):
+            self._modules[str(index)] = module
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -431,9 +460,28 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __add__(self, other: Sequential) -> Sequential:
+        return Sequential(*self, *other)
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
+
+    def extend(self, modules) -> Sequential:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._name_in_order(modules)
+        return self
+
+    def pop(self, index: int | slice) -> Module:
+        module = self[index]
+        del self[index]
+        return module
 
 
 class Flatten(Module):

@@ -1252,6 +1252,36 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- editing a Sequential
+
+
+@program("sequential-edited")
+def _(lib, inp):
+    """A Sequential edited as a list, as fine-tuning code does (model[-1] = a new
+    head): item assignment, deletion (the others are renamed 0, 1, …), slices that
+    keep the names, insert/extend/pop/+, and the refusals."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    out: dict[str, object] = {"slice": repr(model[1:]), "last": repr(model[-1])}
+    model[-1] = nn.Linear(3, 2)
+    out["assigned"] = [repr(model), sorted(dict(model.named_parameters()))]
+    out["refused"] = [
+        attempt(lambda: model.__setitem__(5, nn.Tanh())),
+        attempt(lambda: model.__setitem__(0, 3)),
+        attempt(lambda: model["0"]),
+    ]
+    del model[1]
+    out["deleted"] = [repr(model), list(model.state_dict())]
+    model.insert(1, nn.Tanh()).extend([nn.Sigmoid()])
+    popped = model.pop(0)
+    out["edited"] = [repr(model), repr(popped), repr(model + nn.Sequential(nn.ReLU()))]
+    del model[0:2]
+    out["sliced-away"] = repr(model)
+    out["forward"] = model(lib.ones(1, 2))
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
