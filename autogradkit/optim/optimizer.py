@@ -460,3 +460,50 @@ class Adam(Optimizer):
                     exp_avg_sq = largest
                 denom = (exp_avg_sq.sqrt() / bias_correction2**0.5).add_(group["eps"])
                 param.add_(exp_avg / denom, alpha=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019): each step first
+    shrinks p ← p·(1 − lr·weight_decay), apart from the gradient, then takes Adam's
+    step. It is ``Adam(..., decoupled_weight_decay=True)`` with weight_decay 0.01.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0], requires_grad=True)
+    >>> opt = torch.optim.AdamW([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([0.8990], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -1418,6 +1418,8 @@ OPTIMIZERS = {
     "adam-decoupled": lambda lib, p: lib.optim.Adam(
         p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True
     ),
+    "adamw": lambda lib, p: lib.optim.AdamW(p, lr=0.1),
+    "adamw-amsgrad": lambda lib, p: lib.optim.AdamW(p, lr=0.1, amsgrad=True, weight_decay=0.5),
     "rmsprop": lambda lib, p: lib.optim.RMSprop(p),
     "rmsprop-centered": lambda lib, p: lib.optim.RMSprop(
         p, momentum=0.5, centered=True, maximize=True

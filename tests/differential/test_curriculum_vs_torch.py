@@ -270,6 +270,13 @@ register(
     ),
 )
 
+register(
+    "adamw",
+    lambda lib, inp: _optimizer_trace(
+        lib, lambda p: lib.optim.AdamW(p, lr=0.3, weight_decay=0.2), 6
+    ),
+)
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
