@@ -717,7 +717,7 @@ class AccumulateGrad(Node):
     ``variable.grad``. Reached through ``next_functions``; leaves themselves have
     ``grad_fn = None``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_edges_with_constant")
     _name = "AccumulateGrad"
     # The leaf's register_post_accumulate_grad_hook hooks (a class default: most
     # leaves have none, and the engine reads this once per leaf).
@@ -727,6 +727,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self._saved = self._saved_sources = None
         self.variable = variable
+        # The edges of every node of this leaf with a tensor that needs no gradient
+        # (a @ m), shared by them all rather than a tuple each (see _unwrap_pair).
+        self._edges_with_constant = (self, None)
         self._next_nodes = self._input_nrs = ()
         self.needs_input_grad = ()
         # PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
@@ -1381,10 +1384,13 @@ def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:
         if recording:
             # The node gradient_edge(x) leads into: its grad_fn (never false), or a
             # leaf's AccumulateGrad, made on first use (written out: see above).
-            ctx._next_nodes = (
-                (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None,
-                (y._grad_fn or y._accumulator or y._grad_accumulator()) if needs_y else None,
-            )
+            if needs_x and not needs_y and x._grad_fn is None:  # a leaf with a constant (a @ m)
+                ctx._next_nodes = (x._accumulator or x._grad_accumulator())._edges_with_constant
+            else:
+                ctx._next_nodes = (
+                    (x._grad_fn or x._accumulator or x._grad_accumulator()) if needs_x else None,
+                    (y._grad_fn or y._accumulator or y._grad_accumulator()) if needs_y else None,
+                )
             if x._output_nr == 0 and y._output_nr == 0:
                 ctx._input_nrs = _ZERO_NRS[2]
             else:
