@@ -65,6 +65,10 @@ class InplaceMethods(TensorBase):
         self._check_inplace(other)  # PyTorch's autograd checks come first
         _check_writable(self._data)
         if isinstance(other, TensorBase):  # PyTorch checks overlap before shapes
+            if other._view is not None and self._records_inplace(other):
+                # PyTorch reads the operand's history first, so a stale view made
+                # under no_grad is refused before the kernel looks at memory.
+                autograd.views.refresh(other)
             _check_no_partial_overlap(self._data, other._data)
         forward_ad, tangent = autograd.forward_ad, None
         if forward_ad.state.level is not None:  # forward mode: the tangent changes too

@@ -990,6 +990,26 @@ def _view_of_a_no_grad_view_changed(lib, inp):
 register("view-of-a-no-grad-view-changed", _view_of_a_no_grad_view_changed)
 
 
+def _stale_no_grad_view_as_operand(lib, inp):
+    """An in-place operation whose operand is a view made under no_grad, after its
+    base changed through a detached alias: PyTorch refuses the view's stale
+    history before it looks at memory (the operand overlaps what is written)."""
+    leaf = lib.tensor(0.0, dtype=lib.float64, requires_grad=True)
+    with lib.no_grad():
+        alias = leaf.detach()
+        view = leaf.unsqueeze(0)
+    alias.zero_()
+    return {
+        "add_": attempt(lambda: alias.add_(view)),
+        "mul_": attempt(lambda: alias.mul_(view)),
+        "of-a-copy": attempt(lambda: alias.clone().add_(view)),
+        "alias": alias,
+    }
+
+
+register("stale-no-grad-view-as-operand", _stale_no_grad_view_as_operand)
+
+
 def _expanded_leaf_written(lib, inp):
     """Writing into an expanded view of a leaf: PyTorch's autograd refusal (a view
     of a leaf) comes before the refusal to write one element twice."""
