@@ -362,15 +362,28 @@ def _promoted_operands(kernel: str, input: Tensor, target: Tensor) -> tuple[Tens
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(promoted)}'")
 
 
-def _check_huber_dtypes(input: Tensor, target: Tensor) -> None:
-    """huber_loss here takes floating tensors only. (PyTorch computes a float input
-    with an integer target in the input's dtype, then refuses in backward: 'Found
-    dtype Long but expected Float'.)"""
-    if not (_is_floating(input) and _is_floating(target)):
-        raise RuntimeError(
-            f"huber_loss: input and target must be floating point tensors, got "
-            f"{input.dtype} and {target.dtype}; convert with .float()"
+def _huber_target(input: Tensor, target: Tensor) -> tuple[Tensor, str | None]:
+    """PyTorch's huber kernel computes in the input's dtype: a target of another dtype
+    (class labels as values, or float64 against float32) is cast to it, and the
+    loss's backward then refuses with the returned message, as PyTorch's does (a loss
+    computed without grad is fine). An integer input has no kernel."""
+    if not _is_floating(input):
+        if _is_floating(target):
+            raise RuntimeError(
+                f"result type {scalar_type_name(target._data.dtype)} can't be cast to the "
+                f"desired output type {scalar_type_name(input._data.dtype)}"
+            )
+        promoted = np.result_type(input._data.dtype, target._data.dtype)
+        raise NotImplementedError(
+            f"\"huber_cpu\" not implemented for '{scalar_type_name(promoted)}'"
         )
+    if target._data.dtype == input._data.dtype:
+        return target, None
+    refusal = (
+        f"Found dtype {scalar_type_name(target._data.dtype)} but expected "
+        f"{scalar_type_name(input._data.dtype)}"
+    )
+    return target.to(input.dtype), refusal
 
 
 def _check_bce_dtypes(input: Tensor, target: Tensor) -> None:
@@ -648,14 +661,21 @@ class HuberLoss(SmoothL1Loss):
 
     @staticmethod
     @quietly
-    def forward(ctx, x, y, reduction, delta):
+    def forward(ctx, x, y, reduction, delta, refusal=None):
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.count = reduction, np.broadcast(x, y).size
         ctx.beta, ctx.scale = delta, delta  # backward: δ · (smooth L1's slope with β = δ)
+        ctx.refusal = refusal  # a target of another dtype: PyTorch refuses in backward
         size = np.abs(x - y)
         return _reduce(
             np.where(size < delta, 0.5 * size * size, delta * (size - 0.5 * delta)), reduction
         )
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.refusal is not None:
+            raise RuntimeError(ctx.refusal)
+        return (*SmoothL1Loss.backward(ctx, grad_output), None)
 
 
 def _smooth_l1_slope(d, beta: float):
@@ -741,10 +761,11 @@ def huber_loss(
     tensor([ 0.1667, -0.1667,  0.1667])
     """
     _check_loss_args("huber_loss", input, target, reduction)
-    _check_huber_dtypes(input, target)
+    target, refusal = _huber_target(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _broadcast_pair(input, target)
     if weight is None:
-        return HuberLoss.apply(input, target, reduction, float(delta))
-    return _weighted(HuberLoss.apply(input, target, "none", float(delta)), weight, input, reduction)
+        return HuberLoss.apply(input, target, reduction, float(delta), refusal)
+    losses = HuberLoss.apply(input, target, "none", float(delta), refusal)
+    return _weighted(losses, weight, input, reduction)

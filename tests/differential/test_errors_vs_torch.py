@@ -930,6 +930,34 @@ def _(lib, inp):
     return out
 
 
+@program("huber-dtype-pairs")
+def _(lib, inp):
+    """huber_loss computes in the input's dtype whatever the target's (labels as
+    values, float64 against float32) and refuses only in backward ('Found dtype Long
+    but expected Float'); without grad the loss is a value. An integer input has no
+    kernel. Each pair: the loss without grad, the loss with grad, and its gradient."""
+    F = lib.nn.functional
+    operands = {
+        "long": lib.tensor([1, 0, 2]),
+        "bool": lib.tensor([True, False, True]),
+        "f32": lib.tensor([0.75, 0.0, 3.0]),
+        "f64": lib.tensor([0.75, 0.0, 3.0], dtype=lib.float64),
+    }
+    out = {}
+    for input_name in ["f32", "f64", "long"]:
+        for target_name in ["f32", "f64", "long", "bool"]:
+            target = operands[target_name]
+            x = operands[input_name].clone()
+            key = f"huber({input_name}, {target_name})"
+            out[key + " no grad"] = attempt(lambda x=x, t=target: F.huber_loss(x, t))
+            if x.is_floating_point():
+                x = x.detach().requires_grad_()
+                out[key + " grad"] = attempt(
+                    lambda x=x, t=target: lib.autograd.grad(F.huber_loss(x, t, delta=0.5), x)
+                )
+    return out
+
+
 expressions(
     "linear-and-addmm-refusals",
     "lib.nn.functional.linear(lib.tensor([[1, 2, 3]]), lib.ones(2, 3), lib.ones(2))",
