@@ -423,7 +423,12 @@ class Node:
                 self._raise_modified(counter, version)
         saved = self._saved
         if differentiable:
-            saved = tuple(self._saved_as_tensor(i) for i in range(len(saved)))
+            saved = tuple(
+                self._saved_as_tensor(i)
+                if hooked is None or saved[i] is None
+                else _saved_variable.unpacked_as_tensor(self, i, saved[i])
+                for i, hooked in enumerate(packed)
+            )
         # Only the packed values stay kept, as before the read.
         self._saved = tuple(None if p is not None else a for a, p in zip(self._saved, packed))
         return saved

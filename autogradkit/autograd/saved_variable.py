@@ -165,7 +165,15 @@ def saved_tensor(node: _core.Node, index: int) -> Tensor:
         if kind == "input":
             return original
         return Tensor._make(array, grad_fn=node if kind == "output" else None)
-    data = _unpacked(packed)._data
+    return unpacked_as_tensor(node, index, _unpacked(packed)._data)
+
+
+def unpacked_as_tensor(node: _core.Node, index: int, data: Any) -> Tensor:
+    """The unpacked value ``data`` of hooked saved value ``index`` as a tensor with
+    the history of the tensor saved, as PyTorch's SavedVariable gives it back: so a
+    ``create_graph`` pass computes with what the unpack hook returned, and its graph
+    still reaches the saved tensor's node or leaf."""
+    _, _, kind, original = node._saved_sources[index]
     if kind == "output":
         return Tensor._make(data, grad_fn=node)
     if kind != "input" or not original.requires_grad:

@@ -1688,6 +1688,26 @@ def _(lib, inp):
     return {"reprs": [repr(m) for m in modules], "losses": losses, "z": z}
 
 
+@program("saved-tensors-hooks-create-graph")
+def _(lib, inp):
+    """A create_graph pass computes with what the unpack hook returns, like a plain
+    pass, and its graph still reaches the saved tensor's history: a pack hook that
+    keeps twice the value doubles the first derivative and its own derivative.
+    Inputs (mul, pow, mm), an output (exp) and a non-leaf input are saved."""
+    G = lib.autograd.graph
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = lib.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    out = {}
+    for name, pack in [("same", lambda t: t), ("doubled", lambda t: t.detach() * 2)]:
+        with G.saved_tensors_hooks(pack, lambda t: t):
+            h = x * 3
+            y = (x * x).sum() + x.pow(3).sum() + h.exp().sum() + (h[None] @ w).sum()
+        first = lib.autograd.grad(y, [x, w], create_graph=True)
+        second = lib.autograd.grad(first[0].sum() + first[1].sum(), [x, w], allow_unused=True)
+        out[name] = [first, [f.grad_fn is not None for f in first], second]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
