@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import _creation
@@ -42,6 +42,9 @@ __all__ = [
     "Module",
     "Linear",
     "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "ParameterList",
     "Flatten",
     "Identity",
     "ReLU",
@@ -98,13 +101,21 @@ class Module:
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign before Module.__init__() call")
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
+        # A replacement keeps its predecessor's place (model.fc = nn.Linear(...) does
+        # not move fc's parameters to the end of named_parameters()), as PyTorch:
+        # only the other registry forgets the name. A plain attribute of that name
+        # (the None of Linear(bias=False)'s bias) goes, or it would hide the new value.
         if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            self._modules.pop(name, None)
             self._parameters[name] = value
         elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._parameters.pop(name, None)
             self._modules[name] = value
         else:
+            self._parameters.pop(name, None)
+            self._modules.pop(name, None)
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
@@ -132,6 +143,21 @@ class Module:
             setattr(self, name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as the child called ``name`` (what attribute
+        assignment does, for names that are not identifiers: ``"0"``), refusing
+        what PyTorch refuses: a non-module, a name that is not a string, has a dot
+        (names are joined with dots in ``named_parameters``), is empty, or is taken
+        by an attribute (``forward``)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_type_name(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_type_name(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     # -- running ---------------------------------------------------------------------
@@ -354,6 +380,12 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
 
 
+def _type_name(value: Any) -> str:
+    """How PyTorch's errors name a value's type (``torch.typename``): a tensor by
+    its legacy type (``torch.FloatTensor``), anything else by its class."""
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
+
+
 def _indent(text: str, spaces: int) -> str:
     lines = text.split("\n")
     if len(lines) == 1:
@@ -482,6 +514,273 @@ class Sequential(Module):
         module = self[index]
         del self[index]
         return module
+
+
+def _absolute_index(index: int, size: int) -> str:
+    """The name of position ``index`` (negative counts from the end) in a list-like
+    container of ``size`` entries, with PyTorch's error beyond either end."""
+    index = operator.index(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of range")
+    return str(index % size)
+
+
+class ModuleList(Module):
+    """Modules held in a list, registered as children ``0``, ``1``, … so that
+    ``parameters()`` finds their parameters (a plain Python list would hide them).
+    It has no ``forward``: the model that holds it decides how to call them.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> layers = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)])
+    >>> layers.append(torch.nn.Linear(2, 1))
+    ModuleList(
+      (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)
+      (3): Linear(in_features=2, out_features=1, bias=True)
+    )
+    >>> [name for name, _ in layers.named_parameters()][:3]
+    ['0.weight', '0.bias', '1.weight']
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):  # a new list, named 0, 1, … again
+            return type(self)(list(self._modules.values())[index])
+        return self._modules[_absolute_index(index, len(self))]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, _absolute_index(index, len(self)), module)
+
+    def __delitem__(self, index: int | slice) -> None:
+        if isinstance(index, slice):
+            for position in range(len(self))[index]:
+                del self._modules[str(position)]
+        else:
+            del self._modules[_absolute_index(index, len(self))]
+        # The rest are renamed 0, 1, … so that names keep being positions.
+        remaining = list(self._modules.values())
+        self._modules.clear()
+        for position, module in enumerate(remaining):
+            self._modules[str(position)] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        combined = ModuleList()
+        for module in [*self, *other]:
+            combined.append(module)
+        return combined
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Put ``module`` before position ``index``, moving the later ones up one."""
+        for position in range(len(self), index, -1):
+            self._modules[str(position)] = self._modules[str(position - 1)]
+        self._modules[str(index)] = module
+
+    def pop(self, index: int | slice) -> Any:
+        module = self[index]
+        del self[index]
+        return module
+
+    def __repr__(self) -> str:
+        """As PyTorch prints it: a run of modules that print alike is one line,
+        ``(0-2): 3 x Linear(...)``."""
+        texts = [repr(module) for module in self]
+        if not texts:
+            return self._get_name() + "()"
+        runs: list[tuple[int, int, str]] = []  # (first, last, text)
+        for position, text in enumerate(texts):
+            if runs and runs[-1][2] == text:
+                runs[-1] = (runs[-1][0], position, text)
+            else:
+                runs.append((position, position, text))
+        lines = []
+        for first, last, text in runs:
+            label = f"({first}): " if first == last else f"({first}-{last}): {last - first + 1} x "
+            lines.append(_indent(label + text, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """Modules held in a dictionary, by name, in the order they were added, each
+    registered as a child (``parameters()`` finds theirs).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> heads = torch.nn.ModuleDict({"relu": torch.nn.ReLU(), "tanh": torch.nn.Tanh()})
+    >>> heads["tanh"](torch.tensor([0.0]))
+    tensor([0.])
+    >>> list(heads)
+    ['relu', 'tanh']
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
+        """Add (or replace) modules from a mapping or from ``(name, module)`` pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(modules).__name__
+            )
+        if isinstance(modules, (Mapping, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for position, pair in enumerate(modules):
+            # (PyTorch's message has no space after 'is'.)
+            if not isinstance(pair, Iterable):
+                raise TypeError(
+                    f"ModuleDict update sequence element #{position} should be Iterable; "
+                    f"is{type(pair).__name__}"
+                )
+            pair = list(pair)
+            if len(pair) != 2:
+                raise ValueError(
+                    f"ModuleDict update sequence element #{position} has length {len(pair)}; "
+                    "2 is required"
+                )
+            self[pair[0]] = pair[1]
+
+
+class ParameterList(Module):
+    """Parameters held in a list, registered as ``0``, ``1``, … (a tensor that is
+    not yet a Parameter becomes one), so that ``parameters()`` and optimizers see
+    them. It is not callable.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> weights = torch.nn.ParameterList([torch.ones(2, 3), torch.zeros(3)])
+    >>> weights
+    ParameterList(
+        (0): Parameter containing: [autogradkit.float32 of size 2x3]
+        (1): Parameter containing: [autogradkit.float32 of size 3]
+    )
+    >>> [name for name, _ in weights.named_parameters()]
+    ['0', '1']
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return type(self)([self[position] for position in range(len(self))[index]])
+        return getattr(self, _absolute_index(index, len(self)))
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, _absolute_index(index, len(self)), value)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[position] for position in range(len(self)))
+
+    def __iadd__(self, values: Iterable[Any]) -> ParameterList:
+        return self.extend(values)
+
+    def append(self, value: Any) -> ParameterList:
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        # A tensor is iterable, but extending by its rows is surely a mistake.
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        lines = []
+        for position, value in enumerate(self):
+            if isinstance(value, Tensor):
+                kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+                size = "x".join(str(length) for length in value.shape)
+                described = f"{kind} containing: [{value.dtype} of size {size}]"
+            else:
+                described = f"Object of type: {type(value).__name__}"
+            lines.append(f"  ({position}): {described}")
+        return "\n".join(lines)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
 
 
 class Flatten(Module):

@@ -1282,6 +1282,103 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- ModuleList, ModuleDict, ParameterList
+
+
+@program("module-containers")
+def _(lib, inp):
+    """The containers models keep layers and weights in: children registered under
+    their positions or keys (named_parameters, state_dict), ModuleList's repr that
+    folds repeated layers, list and dict editing, and PyTorch's refusals."""
+    lib.manual_seed(0)
+    nn = lib.nn
+
+    class Net(nn.Module):  # type: ignore[name-defined]  # nn is a variable
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+            self.layers.append(nn.Linear(2, 1))
+            self.heads = nn.ModuleDict({"act": nn.Tanh(), "out": nn.Identity()})
+            self.scales = nn.ParameterList([lib.ones(1), nn.Parameter(lib.zeros(2, 1))])
+
+        def forward(self, x):
+            for layer in self.layers[:-1]:
+                x = self.heads["act"](layer(x))
+            return self.layers[-1](x) * self.scales[0]
+
+    net = Net()
+    x = lib.tensor([[1.0, -2.0], [0.5, 3.0]])
+    net(x).sum().backward()
+    out: dict[str, object] = {
+        "repr": repr(net),
+        "names": [name for name, _ in net.named_parameters()],
+        "state_dict": list(net.state_dict()),
+        "grads": [p.grad for p in net.parameters()],
+        "scales": [isinstance(p, nn.Parameter) for p in net.scales],
+    }
+    net.layers = nn.ModuleList([nn.Linear(2, 1)])  # replaced in place: still first
+    plain = nn.Linear(2, 1, bias=False)
+    plain.bias = nn.Parameter(lib.zeros(1))  # the None it had must not hide it
+    out["replaced"] = [[name for name, _ in net.named_parameters()], plain.bias]
+    layers = nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.Tanh(), nn.ReLU()])
+    out["slices"] = [repr(layers[1:3]), repr(layers[::-2]), repr(layers[-1])]
+    layers[0] = nn.Sigmoid()
+    del layers[1]
+    layers.insert(1, nn.Linear(1, 1))
+    layers += [nn.Identity()]
+    popped = layers.pop(-2)
+    out["edited"] = [repr(layers), repr(popped), len(layers), repr(layers + layers[:1])]
+    del layers[0:2]
+    out["deleted"] = [repr(layers), list(dict(layers.named_children())), repr(nn.ModuleList())]
+    heads = nn.ModuleDict([("a", nn.ReLU()), ("b", nn.Tanh())])
+    heads["c"] = nn.Linear(1, 1)
+    heads.update({"a": nn.Sigmoid()})
+    gone = heads.pop("b")
+    out["dict"] = [
+        repr(heads),
+        list(heads),
+        list(heads.keys()),
+        [repr(m) for m in heads.values()],
+        "c" in heads,
+        len(heads),
+        repr(gone),
+        [name for name, _ in heads.named_parameters()],
+    ]
+    params = nn.ParameterList([lib.ones(2, 3, requires_grad=False), lib.zeros(3)])
+    params.append(nn.Parameter(lib.ones(1, dtype=lib.float64)))
+    params.extend([lib.ones(4)])
+    params[1] = lib.full((2,), 3.0)
+    out["params"] = [
+        repr(params),
+        repr(params[1:]),
+        [name for name, _ in params.named_parameters()],
+        params[-1],
+        len(params),
+        repr(nn.ParameterList()),
+    ]
+    container = nn.Sequential()
+    out["refused"] = [
+        attempt(lambda: layers[5]),
+        attempt(lambda: layers.append(3)),
+        attempt(lambda: nn.ModuleList(3)),
+        attempt(lambda: layers(x)),
+        attempt(lambda: heads["missing"]),
+        attempt(lambda: nn.ModuleDict({"keys": nn.ReLU()})),
+        attempt(lambda: nn.ModuleDict([1])),
+        attempt(lambda: nn.ModuleDict([("a", nn.ReLU(), 3)])),
+        attempt(lambda: nn.ModuleDict(3)),
+        attempt(lambda: nn.ModuleDict({"a.b": nn.ReLU()})),
+        attempt(lambda: params(x)),
+        attempt(lambda: params[7]),
+        attempt(lambda: nn.ParameterList(lib.ones(2))),
+        attempt(lambda: container.add_module("", nn.ReLU())),
+        attempt(lambda: container.add_module(3, nn.ReLU())),
+        attempt(lambda: container.add_module("w", lib.ones(2))),
+        attempt(lambda: container.add_module("forward", nn.ReLU())),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
