@@ -313,7 +313,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             or input._view is not None
             or (forward_ad.state.level is not None and tangent_of(input) is not None)
         )  # (a tangent exists only inside a dual level; the lookup costs 2k)
-        row = Unsqueeze.apply(input, 0) if tracked else Tensor._make(input._data[None])
+        row = Unsqueeze.apply(input, 0) if tracked else _untracked_row(input)
         out = SqueezeInplace.apply(Mm.apply(row, other))
         # PyTorch squeezes with the in-place squeeze_, which bumps the version counter:
         # the result starts at version 1 (it shows in "is at version …" errors).
@@ -324,6 +324,16 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if _should_fold(input, other):
         return _folded_matmul(input, other)
     return _batched_matmul(input, other)
+
+
+def _untracked_row(vector: Tensor) -> Tensor:
+    """``vector`` as a 1×n row, for an operand that needs no unsqueeze node. It
+    shares the vector's version counter, as PyTorch's unsqueeze view does: mm saves
+    the row for the matrix's gradient, so changing the vector in place before
+    backward is refused, not differentiated with the new values."""
+    row = Tensor._make(vector._data[None])
+    row._version_counter = vector._version_counter
+    return row
 
 
 def _broadcast_batches(batch1: tuple, batch2: tuple) -> tuple:

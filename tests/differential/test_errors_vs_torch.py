@@ -930,6 +930,37 @@ def _(lib, inp):
     return out
 
 
+@program("matmul-operand-modified-before-backward")
+def _(lib, inp):
+    """An operand that needs no grad, changed in place after a matmul that saved it:
+    backward refuses ('... is at version 1; expected version 0'), for every operand
+    shape. vector @ matrix saves the vector as a 1×n row; that row shares the
+    vector's version counter, or the change gave a silently wrong gradient."""
+    out = {}
+    shapes = {
+        "vector @ matrix": ((2,), (2, 3)),
+        "matrix @ vector": ((3, 2), (2,)),
+        "vector @ vector": ((2,), (2,)),
+        "vector @ batch": ((2,), (4, 2, 3)),
+        "batch @ vector": ((4, 3, 2), (2,)),
+        "matrix @ matrix": ((3, 2), (2, 3)),
+    }
+    for name, (constant_shape, leaf_shape) in shapes.items():
+        for constant_first in (True, False):
+            constant = lib.ones(constant_shape, dtype=lib.float64)
+            leaf = lib.ones(leaf_shape, dtype=lib.float64, requires_grad=True)
+            if not constant_first:
+                constant, leaf = (
+                    lib.ones(leaf_shape, dtype=lib.float64),
+                    lib.ones(constant_shape, dtype=lib.float64, requires_grad=True),
+                )
+            y = constant @ leaf if constant_first else leaf @ constant
+            constant.add_(0.5)
+            key = f"{name} ({'constant' if constant_first else 'leaf'} first)"
+            out[key] = attempt(lambda y=y, leaf=leaf: lib.autograd.grad(y.sum(), leaf))
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
