@@ -136,6 +136,7 @@ from .ops.shape import (
 )
 from .ops.softmax import log_softmax, logsumexp, softmax
 from .ops.split import chunk, split, unbind
+from .ops.statistics import amax, amin, std, var
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
@@ -161,6 +162,8 @@ __all__ = [
     "addmm",
     "all",
     "allclose",
+    "amax",
+    "amin",
     "any",
     "arange",
     "arccos",
@@ -289,6 +292,7 @@ __all__ = [
     "square",
     "squeeze",
     "stack",
+    "std",
     "split",
     "chunk",
     "unbind",
@@ -304,6 +308,7 @@ __all__ = [
     "true_divide",
     "trunc",
     "unsqueeze",
+    "var",
     "where",
     "zeros",
     "zeros_like",

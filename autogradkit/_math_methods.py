@@ -114,6 +114,18 @@ class MathMethods(TensorBase):
     def argmax(self, dim=None, keepdim: builtins.bool = False):
         return ops.reduction.argmax(self, dim, keepdim)
 
+    def var(self, dim=None, unbiased=None, keepdim: builtins.bool = False, *, correction=None):
+        return ops.statistics.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim: builtins.bool = False, *, correction=None):
+        return ops.statistics.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def amax(self, dim=(), keepdim: builtins.bool = False):
+        return ops.statistics.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim: builtins.bool = False):
+        return ops.statistics.amin(self, dim, keepdim)
+
     def matmul(self, other):
         return ops.linalg.matmul(self, other)
 

@@ -305,6 +305,19 @@ REDUCTIONS = [
         lambda L, a: a.mean(dim=(0, 2), keepdim=True),
         shapes=(((2, 3, 2),),),
     ),
+    unary("var", lambda L, a: a.var(), shapes=NONSCALAR),
+    unary("var_dim_last", lambda L, a: L.var(a, -1), shapes=NONSCALAR),
+    unary(
+        "var_tuple_keepdim_biased",
+        lambda L, a: a.var((0, 1), keepdim=True, unbiased=False),
+        shapes=(((2, 3),), ((2, 3, 2),)),
+    ),
+    unary("var_correction", lambda L, a: a.var(0, correction=0.5), shapes=NONSCALAR),
+    unary("std", lambda L, a: a.std(), shapes=NONSCALAR),
+    unary("std_dim0_keepdim", lambda L, a: L.std(a, 0, keepdim=True), shapes=NONSCALAR),
+    unary("amax", lambda L, a: a.amax()),
+    unary("amax_dim_last", lambda L, a: L.amax(a, -1), shapes=NONSCALAR),
+    unary("amin_tuple_keepdim", lambda L, a: a.amin((0, 1), keepdim=True), shapes=NONSCALAR[1:]),
 ]
 
 SHAPE = [
@@ -753,6 +766,7 @@ GRADIENTS_WITH_THEIR_OWN_NODES: dict[str, tuple[Callable, str]] = {
     "softmax_dim0": (lambda t: t.softmax(0), "real"),
     "log_softmax": (lambda t: t.log_softmax(-1), "real"),
     "logsumexp": (lambda t: t.logsumexp(-1), "real"),
+    "std": (lambda t: t.std(-1), "real"),
     "relu": (lambda t: t.relu(), "nonzero"),
     "abs": (lambda t: t.abs(), "nonzero"),
     "asin": (lambda t: t.asin(), "prob"),

@@ -9,6 +9,7 @@ next to its forward, grouped by kind:
 * :mod:`.reduction` — ``sum, mean`` (and non-differentiable ``max/min/argmax``)
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
+* :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)
 * :mod:`.linalg` — ``matmul, mm, mv, dot``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs

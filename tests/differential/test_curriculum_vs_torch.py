@@ -277,6 +277,67 @@ register(
     ),
 )
 
+# ----------------------------------------------------------------------------- var, std, amax, amin
+
+for dt in FLOATS:
+    op(f"std-{dt}", lambda lib, x: x.std(), {"x": Inp((2, 3), dt)})
+    op(f"var-dim-{dt}", lambda lib, x: lib.var(x, 1), {"x": Inp((2, 3), dt)})
+    op(f"amax-dim-{dt}", lambda lib, x: x.amax(1), {"x": Inp((3, 4), dt, "ties")})
+    op(f"amin-all-{dt}", lambda lib, x: lib.amin(x), {"x": Inp((3, 4), dt, "ties")})
+op(
+    "std-dim-keepdim-biased",
+    lambda lib, x: x.std(dim=0, keepdim=True, unbiased=False),
+    {"x": Inp((3, 2), F64)},
+)
+op(
+    "std-positional-unbiased-keepdim",
+    lambda lib, x: lib.std(x, 1, True, True),
+    {"x": Inp((2, 4), F32)},
+)
+op("std-unbiased-only", lambda lib, x: x.std(False), {"x": Inp((2, 3), F64)})
+op("var-correction", lambda lib, x: x.var((0, 2), correction=2), {"x": Inp((2, 3, 2), F64)})
+op(
+    "var-correction-float",
+    lambda lib, x: lib.var(x, dim=-1, correction=0.5, keepdim=True),
+    {"x": Inp((2, 3), F32)},
+)
+op("var-1d-dim", lambda lib, x: x.var(0), {"x": Inp((5,), F64)})
+op("var-0d", lambda lib, x: x.var(), {"x": Inp((), F64)})
+op("std-of-equal-elements", lambda lib, x: (x * 0 + 1).std(1), {"x": Inp((2, 3), F64)})
+op("var-no-degrees-of-freedom-dim", lambda lib, x: x.var(0, correction=3), {"x": Inp((2, 3), F64)})
+op("var-no-degrees-of-freedom-all", lambda lib, x: x.var(correction=7), {"x": Inp((2, 3), F64)})
+op("std-no-degrees-of-freedom", lambda lib, x: x.std(correction=6), {"x": Inp((2, 3), F64)})
+op(
+    "amax-dims-keepdim",
+    lambda lib, x: lib.amax(x, (0, 2), True),
+    {"x": Inp((2, 3, 2), F64, "ties")},
+)
+op("amax-empty-dims", lambda lib, x: x.amax(dim=()), {"x": Inp((2, 3), F64, "ties")})
+op("amin-last-dim", lambda lib, x: x.amin(-1), {"x": Inp((2, 5), F32, "ties")})
+op("amax-0d", lambda lib, x: x.amax(0), {"x": Inp((), F64)})
+op2("var-double-backward", lambda lib, x: x.var(), {"x": Inp((4,), F64)})
+op2("std-double-backward", lambda lib, x: x.std(0), {"x": Inp((4,), F64)})
+op2("amax-double-backward", lambda lib, x: x.amax() ** 2, {"x": Inp((5,), F64, "ties")})
+
+
+@register_program("std-var-amax-amin-ints-and-errors", {"i": Inp((2, 3), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    x = i.double().requires_grad_()
+    return {
+        "amax-int": i.amax(0),
+        "amin-bool": (i > 0).amin(),
+        "std-int": attempt(lambda: i.std()),
+        "var-dim-out-of-range": attempt(lambda: x.var(2)),
+        "amax-dim-out-of-range": attempt(lambda: x.amax(5)),
+        "amax-repeated-dim": attempt(lambda: x.amax((0, 0))),
+        "amax-empty": attempt(lambda: lib.zeros(0).amax()),
+        "amax-empty-dim": attempt(lambda: lib.zeros(0, 3).amax(0)),
+        "amin-empty-other-dim": attempt(lambda: lib.zeros(0, 3).amin(1)),
+        "var-empty": attempt(lambda: lib.zeros(0).var()),
+    }
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
