@@ -6,6 +6,8 @@ parameter.
 
 from . import functional, init, utils
 from .modules import (
+    ELU,
+    GELU,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -13,6 +15,7 @@ from .modules import (
     HuberLoss,
     Identity,
     L1Loss,
+    LeakyReLU,
     Linear,
     LogSoftmax,
     Module,
@@ -24,8 +27,10 @@ from .modules import (
     ReLU,
     Sequential,
     Sigmoid,
+    SiLU,
     SmoothL1Loss,
     Softmax,
+    Softplus,
     Tanh,
 )
 from .parameter import Parameter
@@ -44,6 +49,11 @@ __all__ = [
     "Flatten",
     "Identity",
     "ReLU",
+    "LeakyReLU",
+    "GELU",
+    "ELU",
+    "SiLU",
+    "Softplus",
     "Tanh",
     "Sigmoid",
     "Softmax",

@@ -8,6 +8,7 @@ tensor(0.4100, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -18,13 +19,13 @@ from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
-from ..autograd.function import Reduction
+from ..autograd.function import Elementwise, Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops import softmax as _softmax
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
+from ..ops.pointwise import _zeros_like, sigmoid, tanh
 from ..ops.pointwise import relu as pointwise_relu
-from ..ops.pointwise import sigmoid, tanh
 from ..ops.softmax import cross_entropy, nll_loss
 from ..ops.where import select
 from ..tensor import Size, Tensor
@@ -39,6 +40,13 @@ __all__ = [
     "sigmoid",
     "relu",
     "relu_",
+    "leaky_relu",
+    "leaky_relu_",
+    "gelu",
+    "elu",
+    "elu_",
+    "silu",
+    "softplus",
     "tanh",
     "softmax",
     "log_softmax",
@@ -769,3 +777,396 @@ def huber_loss(
         return HuberLoss.apply(input, target, reduction, float(delta), refusal)
     losses = HuberLoss.apply(input, target, "none", float(delta), refusal)
     return _weighted(losses, weight, input, reduction)
+
+
+# ----------------------------------------------------------------------------- activations
+# Each is one Function, as PyTorch records one node (LeakyReluBackward0, ...). Its
+# backward calls a second Function, the derivative as one operation (PyTorch's
+# leaky_relu_backward, gelu_backward, ...), so that a create_graph pass records that
+# node too (LeakyReluBackwardBackward0) and differentiates it again correctly: the
+# second Function's own backward is written with NumPy calls that, on tensors,
+# record the operations they stand for.
+
+
+def _refuse_integer(input: Tensor, kernel: str) -> None:
+    """PyTorch's activations have kernels for floating dtypes only."""
+    if not _is_floating(input):
+        name = scalar_type_name(input._data.dtype)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
+def _inplace_activation(input: Tensor, function: type[Elementwise], *constants) -> Tensor:
+    """``input`` overwritten with ``function`` of itself (``inplace=True``): recorded
+    as PyTorch records its in-place kernels (the tensor's history rebased)."""
+
+    def in_place(a: np.ndarray) -> None:
+        a[...] = function.in_formula(a, *constants)
+
+    return input._inplace(lambda t: function.apply(t, *constants), in_place)
+
+
+class LeakyRelu(Elementwise):
+    """f(x) = x where x > 0, else s·x (s the negative slope);
+    ∂f/∂x = 1 where x > 0, else s"""
+
+    node_name = "LeakyReluBackward0"
+    formula = r"f(x) = \begin{cases} x & x > 0 \\ s\,x & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > 0 \\ s & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return np.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return LeakyReluBackward.in_formula(grad_output, x, ctx.slope), None
+
+
+class LeakyReluInPlace(LeakyRelu):
+    """``leaky_relu_``: PyTorch's in-place kernel saves its result, not x, and so
+    cannot tell the two sides apart when the slope is negative: it refuses then."""
+
+    node_name = "LeakyReluBackward1"
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope "
+                "which is not supported. This is caused by calling in-place forward function "
+                "with a negative slope, please call out-of-place version instead. File an issue "
+                "at https://github.com/pytorch/pytorch if you do require supporting in-place "
+                "leakRelu backward calculation with negative slope"
+            )
+        return LeakyRelu.backward(ctx, grad_output)
+
+
+class LeakyReluBackward(Elementwise):
+    """LeakyRelu's derivative applied to g, as one operation:
+    f(g, x) = g where x > 0, else s·g;   ∂f/∂g = 1 or s,   ∂f/∂x = 0"""
+
+    node_name = "LeakyReluBackwardBackward0"
+    formula = r"f(g, x) = \begin{cases} g & x > 0 \\ s\,g & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, g, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return np.where(x > 0, g, g * slope)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        grad_g = LeakyReluBackward.in_formula(grad_output, x, ctx.slope)
+        return grad_g, _zeros_like(grad_output), None
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else ``negative_slope``·x, elementwise: a ReLU whose negative
+    side keeps a small gradient.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-2.0, 3.0], requires_grad=True)
+    >>> y = torch.nn.functional.leaky_relu(x, 0.1)
+    >>> y
+    tensor([-0.2000,  3.0000], grad_fn=<LeakyReluBackward0>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([0.1000, 1.0000])
+    """
+    _refuse_integer(input, "leaky_relu_cpu")
+    if inplace:
+        return _inplace_activation(input, LeakyReluInPlace, negative_slope)
+    return LeakyRelu.apply(input, negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """:func:`leaky_relu` written into ``input``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The error function elementwise (NumPy has none): the C library's, through
+    :func:`math.erf`, in float64, rounded once to ``x``'s dtype."""
+    wide = np.asarray(x, dtype=np.float64)
+    values = np.fromiter(map(math.erf, wide.ravel()), np.float64, wide.size)
+    return values.reshape(wide.shape).astype(x.dtype, copy=False)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)  # the tanh approximation's β
+_KAPPA = 0.044715
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)  # the normal density's constant
+
+
+class Gelu(Elementwise):
+    """f(x) = x·Φ(x), with Φ the standard normal distribution function,
+    Φ(x) = ½(1 + erf(x/√2));   ∂f/∂x = Φ(x) + x·φ(x), φ(x) = e^(−x²/2)/√(2π).
+
+    With ``approximate='tanh'``: f(x) = ½x(1 + tanh u), u = β(x + κx³),
+    β = √(2/π), κ = 0.044715;   ∂f/∂x = ½(1 + tanh u) + ½x(1 − tanh²u)·β(1 + 3κx²)."""
+
+    node_name = "GeluBackward0"
+    formula = r"f(x) = x\,\Phi(x) \qquad \frac{\partial f}{\partial x} = \Phi(x) + x\,\varphi(x)"
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        wide = x.astype(np.float64)  # rounded once, at the end
+        if approximate == "tanh":
+            inner = _SQRT_2_OVER_PI * (wide + _KAPPA * wide**3)
+            out = 0.5 * wide * (1 + np.tanh(inner))
+        else:
+            out = wide * 0.5 * (1 + _erf(wide / math.sqrt(2)))
+        return out.astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return GeluBackward.in_formula(grad_output, x, ctx.approximate), None
+
+
+class GeluBackward(Elementwise):
+    """Gelu's derivative applied to g, as one operation: f(g, x) = g·gelu′(x);
+    ∂f/∂g = gelu′(x),   ∂f/∂x = g·gelu″(x), where gelu″(x) = φ(x)(2 − x²)
+    (tanh form: (1 − tanh²u)(u′ − x·tanh u·u′² + 3βκx²), u′ = β(1 + 3κx²))."""
+
+    node_name = "GeluBackwardBackward0"
+    formula = r"f(g, x) = g\,\big(\Phi(x) + x\,\varphi(x)\big) \qquad \frac{\partial f}{\partial x} = g\,\varphi(x)\,(2 - x^2)"
+
+    @staticmethod
+    def forward(ctx, g, x, approximate):
+        ctx.save_for_backward(g, x)
+        ctx.approximate = approximate
+        wide = x.astype(np.float64)
+        if approximate == "tanh":
+            tanh_inner = np.tanh(_SQRT_2_OVER_PI * (wide + _KAPPA * wide**3))
+            slope = 0.5 * (1 + tanh_inner) + 0.5 * wide * (1 - tanh_inner**2) * (
+                _SQRT_2_OVER_PI * (1 + 3 * _KAPPA * wide**2)
+            )
+        else:
+            cdf = 0.5 * (1 + _erf(wide / math.sqrt(2)))
+            slope = cdf + wide * _INV_SQRT_2PI * np.exp(-0.5 * wide * wide)
+        return g * slope.astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, x = ctx.saved_tensors
+        grad_g = GeluBackward.in_formula(grad_output, x, ctx.approximate)
+        # gelu″(x), from NumPy calls that record on tensors (a create_graph pass).
+        if ctx.approximate == "tanh":
+            u_prime = _SQRT_2_OVER_PI * (1 + 3 * _KAPPA * x * x)
+            t = np.tanh(_SQRT_2_OVER_PI * (x + _KAPPA * x * x * x))
+            curvature = (1 - t * t) * (u_prime - x * t * u_prime * u_prime)
+            curvature = curvature + (1 - t * t) * (3 * _SQRT_2_OVER_PI * _KAPPA) * x * x
+        else:
+            curvature = np.exp(-0.5 * x * x) * _INV_SQRT_2PI * (2 - x * x)
+        return grad_g, grad_output * g * curvature, None
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """GELU, x·Φ(x) elementwise (Φ the standard normal's distribution function), or
+    its tanh approximation with ``approximate='tanh'``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    >>> torch.nn.functional.gelu(x)
+    tensor([-0.1587,  0.0000,  1.9545], grad_fn=<GeluBackward0>)
+    >>> torch.nn.functional.gelu(x, approximate="tanh")
+    tensor([-0.1588,  0.0000,  1.9546], grad_fn=<GeluBackward0>)
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _refuse_integer(input, "GeluKernelImpl")
+    return Gelu.apply(input, approximate)
+
+
+class Elu(Elementwise):
+    """f(x) = x where x > 0, else α(eˣ − 1);   ∂f/∂x = 1 where x > 0, else α·eˣ"""
+
+    node_name = "EluBackward0"
+    formula = r"f(x) = \begin{cases} x & x > 0 \\ \alpha\,(e^x - 1) & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > 0 \\ \alpha\,e^x & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        with np.errstate(over="ignore"):  # the branch not taken may overflow
+            return np.where(x > 0, x, np.expm1(x) * alpha)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return EluBackward.in_formula(grad_output, x, ctx.alpha), None
+
+
+class EluInPlace(Elu):
+    """``elu_``: PyTorch's in-place kernel saves its result, and refuses a negative α
+    in backward (the result's sign no longer tells the sides apart)."""
+
+    node_name = "EluBackward1"
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if ctx.alpha < 0:
+            raise RuntimeError(
+                "In-place elu backward calculation is triggered with a negative slope which is "
+                "not supported. This is caused by calling in-place forward function with a "
+                "negative slope, please call out-of-place version instead."
+            )
+        return Elu.backward(ctx, grad_output)
+
+
+class EluBackward(Elementwise):
+    """Elu's derivative applied to g, as one operation:
+    f(g, x) = g where x > 0, else g·α·eˣ;   ∂f/∂g = 1 or α·eˣ,   ∂f/∂x = g·α·eˣ where x < 0, else 0"""
+
+    node_name = "EluBackwardBackward0"
+    formula = r"f(g, x) = \begin{cases} g & x > 0 \\ g\,\alpha\,e^x & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 0 & x > 0 \\ g\,\alpha\,e^x & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, g, x, alpha):
+        ctx.save_for_backward(g, x)
+        ctx.alpha = alpha
+        with np.errstate(over="ignore"):
+            return np.where(x <= 0, g * alpha * np.exp(x), g)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, x = ctx.saved_tensors
+        grad_g = EluBackward.in_formula(grad_output, x, ctx.alpha)
+        # Strictly negative, as PyTorch's elu_double_backward: at x = 0 the second
+        # derivative is 0 (the first uses the x ≤ 0 side there).
+        negative = _values_of(x) < 0
+        return grad_g, select(negative, grad_output * g * ctx.alpha * np.exp(x)), None
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """ELU: x where x > 0, else α(eˣ − 1), elementwise (smooth where ReLU has a kink
+    when α = 1, and negative outputs pull the mean activation towards 0).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.elu(torch.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    _refuse_integer(input, "elu_cpu")
+    if inplace:
+        return _inplace_activation(input, EluInPlace, alpha)
+    return Elu.apply(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """:func:`elu` written into ``input``."""
+    return elu(input, alpha, inplace=True)
+
+
+class Silu(Elementwise):
+    """f(x) = x·σ(x) (also called swish);   ∂f/∂x = σ(x)·(1 + x·(1 − σ(x)))"""
+
+    node_name = "SiluBackward0"
+    formula = r"f(x) = x\,\sigma(x) \qquad \frac{\partial f}{\partial x} = \sigma(x)\,\big(1 + x\,(1 - \sigma(x))\big)"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * _sigmoid_array(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        # PyTorch's formula in a create_graph pass (its nodes: SigmoidBackward0,
+        # MulBackward0, RsubBackward1, AddBackward1), and its arithmetic otherwise.
+        sigmoid = _sigmoid_of(x) if isinstance(x, Tensor) else _sigmoid_array(x)
+        return grad_output * sigmoid * (1.0 + x * (1.0 - sigmoid))
+
+
+def _sigmoid_array(x: np.ndarray) -> np.ndarray:
+    """σ(x) on an array without overflow (e^(−|x|) never overflows)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """SiLU (swish): x·σ(x) elementwise.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.silu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.2689,  0.0000,  1.7616])
+    """
+    _refuse_integer(input, "silu_cpu")
+    if inplace:
+        return _inplace_activation(input, Silu)
+    return Silu.apply(input)
+
+
+class Softplus(Elementwise):
+    """f(x) = log(1 + e^(βx))/β, or x where βx > threshold (where the two agree to
+    float precision, and e^(βx) could overflow);
+    ∂f/∂x = σ(βx) = e^(βx)/(1 + e^(βx)), or 1 beyond the threshold"""
+
+    node_name = "SoftplusBackward0"
+    formula = r"f(x) = \tfrac{1}{\beta}\log\big(1 + e^{\beta x}\big) \qquad \frac{\partial f}{\partial x} = \frac{e^{\beta x}}{1 + e^{\beta x}}"
+
+    @staticmethod
+    def forward(ctx, x, beta, threshold):
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        scaled = x * beta
+        with np.errstate(over="ignore"):
+            return np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / beta)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return SoftplusBackward.in_formula(grad_output, x, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Elementwise):
+    """Softplus's derivative applied to g, as one operation:
+    f(g, x) = g·σ(βx) (g beyond the threshold);   ∂f/∂g = σ(βx) (or 1),
+    ∂f/∂x = g·β·σ(βx)(1 − σ(βx)) (or 0)"""
+
+    node_name = "SoftplusBackwardBackward0"
+    formula = r"f(g, x) = g\,\sigma(\beta x) \qquad \frac{\partial f}{\partial x} = g\,\beta\,\sigma(\beta x)\big(1 - \sigma(\beta x)\big)"
+
+    @staticmethod
+    def forward(ctx, g, x, beta, threshold):
+        ctx.save_for_backward(g, x)
+        ctx.beta, ctx.threshold = beta, threshold
+        scaled = x * beta
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(scaled)
+            return np.where(scaled > threshold, g, g * z / (z + 1))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, x = ctx.saved_tensors
+        grad_g = SoftplusBackward.in_formula(grad_output, x, ctx.beta, ctx.threshold)
+        inside = ~(_values_of(x) * ctx.beta > ctx.threshold)
+        sigmoid = _sigmoid_of(x * ctx.beta)
+        grad_x = select(inside, grad_output * g * ctx.beta * sigmoid * (1 - sigmoid))
+        return grad_g, grad_x, None, None
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(βx))/β elementwise: a smooth ReLU, always positive; linear
+    (x itself) where βx > ``threshold``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.softplus(torch.tensor([-1.0, 0.0, 30.0]))
+    tensor([ 0.3133,  0.6931, 30.0000])
+    """
+    _refuse_integer(input, "softplus_cpu")
+    return Softplus.apply(input, beta, threshold)

@@ -48,6 +48,11 @@ __all__ = [
     "Flatten",
     "Identity",
     "ReLU",
+    "LeakyReLU",
+    "GELU",
+    "ELU",
+    "SiLU",
+    "Softplus",
     "Tanh",
     "Sigmoid",
     "Softmax",
@@ -820,6 +825,88 @@ class ReLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else ``negative_slope``·x: ``nn.functional.leaky_relu``."""
+
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace}"
+
+
+class GELU(Module):
+    """x·Φ(x), or its tanh approximation: ``nn.functional.gelu``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.GELU(approximate="tanh")
+    GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class ELU(Module):
+    """x where x > 0, else α(eˣ − 1): ``nn.functional.elu``."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class SiLU(Module):
+    """x·σ(x): ``nn.functional.silu``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    """log(1 + e^(βx))/β: ``nn.functional.softplus``."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Tanh(Module):

@@ -1379,6 +1379,121 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- activations
+
+_ACTIVATIONS = {
+    "leaky_relu": lambda F, x: F.leaky_relu(x),
+    "leaky_relu-0.2": lambda F, x: F.leaky_relu(x, 0.2),
+    "leaky_relu-negative": lambda F, x: F.leaky_relu(x, -0.5),
+    "gelu": lambda F, x: F.gelu(x),
+    "gelu-tanh": lambda F, x: F.gelu(x, approximate="tanh"),
+    "elu": lambda F, x: F.elu(x),
+    "elu-0.5": lambda F, x: F.elu(x, alpha=0.5),
+    "silu": lambda F, x: F.silu(x),
+    "softplus": lambda F, x: F.softplus(x),
+    "softplus-beta": lambda F, x: F.softplus(x, beta=2, threshold=3),
+}
+
+
+@program(
+    "activations-values-and-derivatives",
+    {"x": Inp((7,), F32), "x64": Inp((2, 3), F64)},
+    ignore_graph=True,  # third derivatives' graphs: our formulas' own nodes
+)
+def _(lib, inp):
+    """The activations beyond ReLU (values with the kinks and the softplus threshold
+    among the inputs, first, second and third derivatives, float32 and float64),
+    their nodes and the nodes of their derivatives (LeakyReluBackwardBackward0; SiLU
+    differentiated through its formula's MulBackward0), gradcheck/gradgradcheck."""
+    F = lib.nn.functional
+    special = lib.tensor([-2.0, -0.0, 0.0, 1.6, 25.0, -30.0])
+    out: dict[str, object] = {}
+    for name, act in _ACTIVATIONS.items():
+        x = lib.cat([lib.tensor(inp["x"]), special]).requires_grad_()
+        y = act(F, x)
+        (first,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (second,) = lib.autograd.grad(first.sum(), x, create_graph=True)
+        # (leaky_relu's second derivative is a constant: nothing to differentiate)
+        third = lib.autograd.grad(second.sum(), x)[0] if second.requires_grad else None
+        if (
+            name == "gelu-tanh" and third is not None
+        ):  # PyTorch's is nan at 25 and -30 (docs/differences.md)
+            third = third[:-2]
+        x64 = lib.tensor(inp["x64"], requires_grad=True)
+        out[name] = {
+            "y": y.detach(),
+            "first": first.detach(),
+            "second": second.detach(),
+            "third": third,
+            "nodes": [y.grad_fn.name(), first.grad_fn.name()],
+            "next": [None if n is None else n.name() for n, _ in first.grad_fn.next_functions],
+            "float64": act(F, x64),
+            "gradcheck": lib.autograd.gradcheck(lambda t, act=act: act(F, t), (x64,)),
+            "gradgradcheck": lib.autograd.gradgradcheck(lambda t, act=act: act(F, t), (x64,)),
+        }
+    return out
+
+
+@program("activation-modules", {"x": Inp((2, 3), F32)})
+def _(lib, inp):
+    """The activation layers: reprs, a model built of them trained one step, the
+    in-place forms (their nodes: LeakyReluBackward1, EluBackward1, SiluBackward0;
+    a negative slope refused in backward), and the refusals."""
+    lib.manual_seed(0)
+    nn, F = lib.nn, lib.nn.functional
+    layers = [
+        nn.LeakyReLU(),
+        nn.LeakyReLU(0.2, inplace=True),
+        nn.GELU(),
+        nn.GELU(approximate="tanh"),
+        nn.ELU(),
+        nn.ELU(alpha=2, inplace=True),
+        nn.SiLU(),
+        nn.SiLU(inplace=True),
+        nn.Softplus(),
+        nn.Softplus(beta=2, threshold=10),
+    ]
+    model = nn.Sequential(nn.Linear(3, 4), nn.GELU(), nn.Linear(4, 4), nn.LeakyReLU(0.1))
+    model.append(nn.Linear(4, 2)).extend([nn.SiLU(), nn.Linear(2, 1), nn.Softplus()])
+    x = lib.tensor(inp["x"])
+    loss = model(x).mean()
+    loss.backward()
+    w = lib.tensor(inp["x"], requires_grad=True)
+
+    def in_place(act):
+        y = w * 1
+        act(y)
+        y.sum().backward()
+        return [y, y.grad_fn.name()]
+
+    return {
+        "reprs": [repr(layer) for layer in layers] + [repr(model)],
+        "outputs": [layer(x.clone()) for layer in layers],
+        "loss": loss,
+        "grads": [p.grad for p in model.parameters()],
+        "in_place": [
+            attempt(lambda: in_place(lambda t: F.leaky_relu(t, 0.3, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.leaky_relu_(t))),
+            attempt(lambda: in_place(lambda t: F.elu(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.elu_(t, 0.5))),
+            attempt(lambda: in_place(lambda t: F.silu(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.leaky_relu_(t, -0.1))),
+            attempt(lambda: in_place(lambda t: F.elu_(t, -1.0))),
+            attempt(lambda: F.leaky_relu(w, inplace=True)),
+            attempt(lambda: F.elu_(lib.tensor([-1.0, 2.0]))),
+        ],
+        "refused": [
+            attempt(lambda: F.gelu(x, approximate="exact")),
+            attempt(lambda: nn.GELU("sigmoid")(x)),
+            attempt(lambda: F.leaky_relu(lib.tensor([1, -2]))),
+            attempt(lambda: F.gelu(lib.tensor([1, -2]))),
+            attempt(lambda: F.elu(lib.tensor([1, -2]))),
+            attempt(lambda: F.silu(lib.tensor([1, -2]))),
+            attempt(lambda: F.softplus(lib.tensor([1, -2]))),
+        ],
+    }
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
