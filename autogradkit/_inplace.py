@@ -96,6 +96,7 @@ class InplaceMethods(TensorBase):
         result = out_of_place(before, other) if other is not None else out_of_place(before)
         _store_inplace(self, result._data)
         self._rebase_history(result._grad_fn)
+        _saved_output_follows(self, result)
 
     def add_(self, other, *, alpha=1) -> Self:
         """In place: ``self += alpha * other``."""
@@ -611,6 +612,23 @@ def _check_inplace_operand(data: np.ndarray, other, result: np.dtype | None = No
             f"result type {_dtype.scalar_type_name(result)} can't be cast to the desired "
             f"output type {_dtype.scalar_type_name(data.dtype)}"
         )
+
+
+def _saved_output_follows(tensor: TensorBase, result: TensorBase) -> None:
+    """``exp_``, ``sigmoid_``, ``tanh_``… are recorded out of place, and their node
+    saves the result, which ``tensor`` now holds. As PyTorch's node saves the tensor
+    itself, the node checks ``tensor``'s version counter, at the version this
+    in-place operation gives it: a later in-place change of ``tensor`` is refused in
+    backward. (The result's own counter let it through: a wrong gradient.)"""
+    node = result._grad_fn
+    sources = node._saved_sources if node is not None else None
+    if not isinstance(sources, tuple) or not any(s[2] == "output" for s in sources):
+        return
+    counter = tensor._version_counter
+    after = counter[0] + 1  # the caller bumps the counter once the values are stored
+    node._saved_sources = tuple(
+        (counter, after, "output", None) if s[2] == "output" else s for s in sources
+    )
 
 
 def _store_inplace(t: TensorBase, values: np.ndarray) -> None:

@@ -961,6 +961,32 @@ def _(lib, inp):
     return out
 
 
+@program("inplace-saved-output-modified-later")
+def _(lib, inp):
+    """exp_, sigmoid_, tanh_, sqrt_, relu_ save their result, which is the tensor
+    changed in place: a later in-place change of that tensor (or of its base, for a
+    view) is refused in backward ('... which is output 0 of Exp, is at version 2;
+    expected version 1'), a second in-place function too; untouched, backward runs."""
+    out = {}
+    for name in ["exp_", "sigmoid_", "tanh_", "sqrt_", "relu_", "abs_", "neg_"]:
+        for later in ["nothing", "add_", "again", "view add_", "base add_ (view)"]:
+            x = lib.tensor([[0.5, 1.5], [2.0, 0.25]], dtype=lib.float64, requires_grad=True)
+            y = x * 1
+            if later == "base add_ (view)":
+                getattr(y[0], name)()
+                y.add_(1.0)
+            else:
+                getattr(y, name)()
+                if later == "add_":
+                    y.add_(1.0)
+                elif later == "again":
+                    getattr(y, name)()
+                elif later == "view add_":
+                    y[1].add_(1.0)
+            out[f"{name} then {later}"] = attempt(lambda y=y, x=x: lib.autograd.grad(y.sum(), x))
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
