@@ -19,6 +19,11 @@ sanitizer (``nbval_sanitize.cfg``) turns a fresh run's output into, so the saved
 notebook is exactly what nbval compares against. Cells tagged ``raises-exception``
 may raise; any other error stops the run.
 
+A cell's printed text is saved as one output per stream (stdout, stderr) between
+other outputs: the kernel sends it in chunks that depend on timing, and saved as
+they came the same run gave different files (``"received:"`` and the rest of its
+line as two outputs in one run, one in the next). nbval joins them before comparing.
+
 Widgets are saved as their static picture only: the live view's reference
 (``application/vnd.jupyter.widget-view+json``) and the widget state are dropped.
 Without a kernel nothing can drive a widget anyway, and with them an HTML export
@@ -58,6 +63,25 @@ def scrub_outputs(nb) -> None:
                 output["traceback"] = [_scrub(line) for line in output["traceback"]]
 
 
+def join_stream_chunks(nb) -> None:
+    """Merge consecutive outputs of the same stream into one, keeping the order of
+    the outputs (text printed around a picture stays on its side of it)."""
+    for cell in nb.cells:
+        joined: list = []
+        for output in cell.get("outputs", []):
+            previous = joined[-1] if joined else None
+            if (
+                previous is not None
+                and output.output_type == previous.output_type == "stream"
+                and output.name == previous.name
+            ):
+                previous.text += output.text
+            else:
+                joined.append(output)
+        if "outputs" in cell:
+            cell.outputs = joined
+
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -81,6 +105,7 @@ def execute(nb, path: Path) -> None:
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
+    join_stream_chunks(nb)
     scrub_outputs(nb)
     drop_widget_views(nb)
     nbformat.write(nb, path)

@@ -371,6 +371,20 @@ def test_saved_outputs_name_no_machine_paths(notebook):
             )
 
 
+def test_printed_text_is_saved_in_one_piece(notebook):
+    """Saved with notebooks/execute.py: the chunks the kernel happened to send a
+    stream in are joined, so running a notebook again changes no file."""
+    path, nb = notebook
+    for cell in _code_cells(nb):
+        for before, after in itertools.pairwise(cell.outputs):
+            assert not (
+                before.output_type == after.output_type == "stream" and before.name == after.name
+            ), (
+                f"{path.name}: {_label(cell)} saves its {before.name} in chunks; "
+                "save notebooks with `python notebooks/execute.py`"
+            )
+
+
 # JupyterLab at 1100 px with the file browser open: a code cell shows 84 characters
 # of a line (a longer one is cut off at the right edge), an output line 85 (a longer
 # one is wrapped mid-word).
