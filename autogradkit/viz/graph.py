@@ -898,6 +898,7 @@ def draw_graph(
     params: Mapping[str, Tensor] | None = None,
     *,
     show_saved: bool = False,
+    fold_width: float = FOLD_WIDTH,
 ) -> GraphDrawing:
     """Draw the computational graph that ends in ``root``.
 
@@ -912,6 +913,10 @@ def draw_graph(
     show_saved : bool
         Also list, per operation, the shapes of the tensors it saved for backward
         ("freed" once a backward pass without ``retain_graph`` has run).
+    fold_width : float
+        The width in pixels past which the drawing folds into rows (``FOLD_WIDTH``,
+        1,000, unless given). A smaller one keeps a long chain at full size in a
+        narrow notebook, two or more rows instead of one row shrunk.
 
     Wide and big graphs: a graph wider than about 1,000 px (``FOLD_WIDTH``) folds
     into rows read like text, the arrow from the end of one row running along a
@@ -943,5 +948,5 @@ def draw_graph(
     """
     graph = build_graph(root, params, caller_tensor_names())
     lines = {node: node_lines(node, show_saved) for node in graph.nodes}
-    layout(graph, lines)
+    layout(graph, lines, fold_width=fold_width)
     return GraphDrawing(graph, render_svg(graph, lines))

@@ -404,6 +404,26 @@ def test_a_long_chain_folds_into_bands_read_like_text():
             assert x2 < edge.target.x
 
 
+def test_draw_graph_folds_at_the_width_it_is_given():
+    """Notebook 4's chain of seven boxes: one row of about 1,000 px by default,
+    shrunk to two thirds in JupyterLab at 1100 px; folded at 640 px it is two rows
+    that fit there at full size, read in the same order."""
+    a = torch.tensor(1.5, requires_grad=True)
+    out = a
+    for _ in range(4):
+        out = out * out
+    out = out / 10
+    one_row = draw_graph(out).graph
+    assert {n.band for n in one_row.nodes} == {0} and one_row.width > 640
+    folded = draw_graph(out, fold_width=640).graph
+    assert_readable(folded)
+    assert len({n.band for n in folded.nodes}) == 2 and folded.width <= 640
+    in_order = sorted(folded.nodes, key=lambda n: n.layer)
+    for before, after in itertools.pairwise(in_order):
+        assert (before.band, before.x) < (after.band, after.x)
+    assert sorted(n.label for n in folded.nodes) == sorted(n.label for n in one_row.nodes)
+
+
 @pytest.mark.parametrize("fold_width", [300.0, 700.0, 1000.0])
 def test_folded_bands_share_the_columns_about_equally(fold_width):
     """As many bands as cutting at fold_width needs, none a stub: their widths differ
