@@ -47,6 +47,7 @@ __all__ = [
     "elu_",
     "silu",
     "softplus",
+    "dropout",
     "tanh",
     "softmax",
     "log_softmax",
@@ -1170,3 +1171,46 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """
     _refuse_integer(input, "softplus_cpu")
     return Softplus.apply(input, beta, threshold)
+
+
+# ----------------------------------------------------------------------------- dropout
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the others by 1/(1 − p),
+    so the expected value of every element is unchanged; with ``training=False``
+    (``model.eval()``), or p = 0, the input itself.
+
+    The mask is drawn as PyTorch's CPU ``bernoulli_(1 − p)`` draws it: element i is
+    kept when the i-th float64 uniform of the generator (``torch.rand(n,
+    dtype=torch.float64)``) is below 1 − p. So after the same ``torch.manual_seed``
+    the same elements are zeroed as in PyTorch. It is recorded as PyTorch records
+    it: ``input * mask`` (``MulBackward0``), so the gradient is the mask too.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> x = torch.ones(6, requires_grad=True)
+    >>> torch.nn.functional.dropout(x, p=0.5)
+    tensor([0., 0., 2., 0., 0., 0.], grad_fn=<MulBackward0>)
+    >>> torch.nn.functional.dropout(x, p=0.5, training=False) is x
+    True
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:  # PyTorch multiplies by a 0-d zero, drawing nothing
+        zero = Tensor._make(np.zeros((), input._data.dtype))
+        return input.mul_(zero) if inplace else input * zero
+    from .. import random
+
+    keep = 1 - p
+    kept = random.default_generator.rand(input.shape, np.float64) < keep
+    if not _is_floating(input):  # (PyTorch draws first, then divides the mask by 1 − p)
+        name = scalar_type_name(input._data.dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+    dtype = input._data.dtype
+    mask = Tensor._make(kept.astype(dtype) / dtype.type(keep))
+    return input.mul_(mask) if inplace else input * mask

@@ -53,6 +53,7 @@ __all__ = [
     "ELU",
     "SiLU",
     "Softplus",
+    "Dropout",
     "Tanh",
     "Sigmoid",
     "Softmax",
@@ -907,6 +908,36 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Dropout(Module):
+    """During training, zero each element with probability ``p`` and scale the rest
+    by 1/(1 − p); after ``model.eval()``, pass the input through:
+    ``nn.functional.dropout``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> layer = torch.nn.Dropout(p=0.25)
+    >>> layer
+    Dropout(p=0.25, inplace=False)
+    >>> x = torch.ones(3)
+    >>> layer.eval()(x) is x
+    True
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Tanh(Module):

@@ -1494,6 +1494,59 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- dropout
+
+
+@program("dropout-mask-and-modes")
+def _(lib, inp):
+    """Dropout draws PyTorch's mask after manual_seed (float64 uniforms below 1 − p),
+    scales by 1/(1 − p) in the input's dtype, is MulBackward0 (the gradient is the
+    mask), leaves the generator where PyTorch's is; eval(), p = 0 and an empty input
+    give the input itself; p = 1 multiplies by 0 without drawing; in place; refusals."""
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.randn(4, 5, requires_grad=True)
+    y = F.dropout(x, 0.3)
+    y.sum().backward()
+    out: dict[str, object] = {"y": y, "grad": x.grad, "next": lib.rand(2)}
+    lib.manual_seed(1)
+    big = F.dropout(lib.ones(40, dtype=lib.float64), 0.75)
+    out["big"] = [big, int((big == 0).sum()), lib.rand(1)]
+    model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1))
+    batch = lib.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]])
+    lib.manual_seed(2)
+    train_out = model(batch)
+    model.eval()
+    eval_out = model(batch)
+    model.train()
+    w = lib.ones(3, requires_grad=True)
+    empty = lib.ones(0)
+    h = w * 1
+    in_place = F.dropout(h, 0.5, inplace=True)
+    out["modes"] = {
+        "repr": [repr(model), repr(nn.Dropout()), repr(nn.Dropout(0.2, True)), repr(nn.Dropout(1))],
+        "train": train_out,
+        "eval": eval_out,
+        "same": [
+            F.dropout(w, 0.5, training=False) is w,
+            F.dropout(w, 0.0) is w,
+            F.dropout(empty, 0.5) is empty,
+            nn.Dropout(0.9).eval()(w) is w,
+        ],
+        "p=1": [F.dropout(w, 1.0), lib.rand(1)],
+        "in_place": [in_place is h, h, h.grad_fn.name()],
+    }
+    out["refused"] = [
+        attempt(lambda: F.dropout(w, 1.5)),
+        attempt(lambda: F.dropout(w, -0.1)),
+        attempt(lambda: nn.Dropout(2)),
+        attempt(lambda: F.dropout(lib.tensor([1, 2]), 0.5)),
+        attempt(lambda: F.dropout(w, 0.5, inplace=True)),
+        lib.rand(1),  # the integer input's mask was drawn before the refusal
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
