@@ -119,8 +119,9 @@ from .ops.pointwise import (
     sqrt,
     tanh,
 )
+from .ops.rearrange import diag, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
-from .ops.select import all, any, argmin, equal, gather, where
+from .ops.select import all, any, argmin, equal, gather, masked_fill, where
 from .ops.shape import (
     cat,
     clone,
@@ -189,6 +190,7 @@ __all__ = [
     "cuda",
     "cumsum",
     "device",
+    "diag",
     "div",
     "divide",
     "dot",
@@ -204,6 +206,7 @@ __all__ = [
     "expm1",
     "eye",
     "flatten",
+    "flip",
     "float",
     "float32",
     "float64",
@@ -218,6 +221,7 @@ __all__ = [
     "get_default_dtype",
     "get_printoptions",
     "index_put",
+    "index_select",
     "initial_seed",
     "int64",
     "is_floating_point",
@@ -238,6 +242,7 @@ __all__ = [
     "long",
     "LongTensor",
     "manual_seed",
+    "masked_fill",
     "matmul",
     "max",
     "maximum",
@@ -275,6 +280,7 @@ __all__ = [
     "relu",
     "reshape",
     "round",
+    "roll",
     "rsqrt",
     "rsub",
     "seed",
@@ -304,7 +310,10 @@ __all__ = [
     "tanh",
     "Tensor",
     "tensor",
+    "trace",
     "transpose",
+    "tril",
+    "triu",
     "true_divide",
     "trunc",
     "unsqueeze",

@@ -434,6 +434,40 @@ class InplaceMethods(TensorBase):
     def floor_(self):
         return self._unary_inplace("floor", np.floor)
 
+    def masked_fill_(self, mask, value) -> Self:
+        """In place: ``value`` written where ``mask`` holds, as
+        :func:`~autogradkit.masked_fill` computes it; the mask must broadcast to this
+        tensor's shape (not beyond it)."""
+        return self._written_inplace(
+            functools.partial(ops.select.masked_fill, mask=mask, value=value), value
+        )
+
+    def tril_(self, diagonal: int = 0) -> Self:
+        """In place: zeros above diagonal ``diagonal``, as :func:`~autogradkit.tril`."""
+        return self._written_inplace(functools.partial(ops.rearrange.tril, diagonal=diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Self:
+        """In place: zeros below diagonal ``diagonal``, as :func:`~autogradkit.triu`."""
+        return self._written_inplace(functools.partial(ops.rearrange.triu, diagonal=diagonal))
+
+    def _written_inplace(self, out_of_place: Callable, operand=None) -> Self:
+        """An operation computed out of place and written into this tensor, whose
+        result must keep this tensor's shape; recorded when this tensor or the
+        ``operand`` (a tensor) requires grad."""
+        with grad_mode.no_grad():
+            values = out_of_place(self._make(self._data))._data
+        if values.shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                f"shape {list(values.shape)}"
+            )
+        operand = operand if isinstance(operand, TensorBase) and operand.requires_grad else None
+
+        def compute(a, _operand=None):
+            a[...] = values
+
+        return self._inplace(lambda x, _operand=None: out_of_place(x), compute, operand)
+
     def round_(self):
         return self._unary_inplace("round", np.round)
 

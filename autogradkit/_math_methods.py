@@ -216,6 +216,31 @@ class MathMethods(TensorBase):
     def index_put(self, indices, values, accumulate: bool = False):
         return ops.shape.index_put(self, indices, values, accumulate)
 
+    def index_select(self, dim: int, index):
+        return ops.rearrange.index_select(self, dim, index)
+
+    def flip(self, *dims, **kwargs):
+        # x.flip(0) and x.flip(0, 1) as x.flip((0, 1)): the method, unlike
+        # torch.flip, takes the dims one by one too.
+        if len(dims) > 1 or (dims and isinstance(dims[0], int)):
+            dims = (dims,)
+        return ops.rearrange.flip(self, *dims, **kwargs)
+
+    def roll(self, shifts, dims=None):
+        return ops.rearrange.roll(self, shifts, dims)
+
+    def tril(self, diagonal: int = 0):
+        return ops.rearrange.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return ops.rearrange.triu(self, diagonal)
+
+    def diag(self, diagonal: int = 0):
+        return ops.rearrange.diag(self, diagonal)
+
+    def trace(self):
+        return ops.rearrange.trace(self)
+
     # -- elementary functions -------------------------------------------------------
     def sin(self):
         return ops.elementary.sin(self)
@@ -316,6 +341,9 @@ class MathMethods(TensorBase):
 
     def equal(self, other) -> bool:
         return ops.select.equal(self, other)
+
+    def masked_fill(self, mask, value):
+        return ops.select.masked_fill(self, mask, value)
 
     def where(self, condition, other):
         return ops.select.where(condition, self, other)

@@ -320,6 +320,30 @@ REDUCTIONS = [
     unary("amin_tuple_keepdim", lambda L, a: a.amin((0, 1), keepdim=True), shapes=NONSCALAR[1:]),
 ]
 
+REARRANGE = [
+    unary("flip", lambda L, a: a.flip(0), shapes=NONSCALAR),
+    unary("flip_all", lambda L, a: L.flip(a, tuple(range(a.dim())))),
+    unary("roll", lambda L, a: a.roll(1, -1), shapes=NONSCALAR),
+    unary("roll_flattened", lambda L, a: L.roll(a, 2)),
+    unary("tril", lambda L, a: a.tril(), shapes=(((3, 3),), ((2, 3, 2),))),
+    unary("triu_offset", lambda L, a: L.triu(a, -1), shapes=(((3, 3),), ((2, 4),))),
+    unary(
+        "index_select",
+        lambda L, a: a.index_select(-1, L.tensor([1, 0, 1])),
+        shapes=(((4,),), ((2, 3),)),
+    ),
+    unary("trace", lambda L, a: a.trace(), shapes=(((3, 3),), ((2, 3),))),
+    unary("diag_matrix", lambda L, a: L.diag(a, 1), shapes=(((3, 3),), ((2, 4),))),
+    unary("diag_vector", lambda L, a: a.diag(-1), shapes=(((3,),),)),
+    unary("masked_fill", lambda L, a: a.masked_fill(a > 0.5, 2.0), valid=away_from(0.5)),
+    binary(
+        "masked_fill_tensor_value",
+        lambda L, a, v: a.masked_fill(a > 0.5, v),
+        shapes=(((2, 3), ()), ((4,), ())),
+        valid=away_from(0.5),
+    ),
+]
+
 SHAPE = [
     unary("reshape_flat", lambda L, a: a.reshape(-1)),
     unary("reshape", lambda L, a: a.reshape(3, 2), shapes=(((2, 3),), ((6,),))),
@@ -580,6 +604,7 @@ OPS: list[Op] = (
     ARITHMETIC
     + POINTWISE
     + REDUCTIONS
+    + REARRANGE
     + SHAPE
     + INDEXING
     + JOIN

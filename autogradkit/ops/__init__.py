@@ -7,6 +7,7 @@ next to its forward, grouped by kind:
 * :mod:`.arithmetic` — ``+ - * / ** // %``, ``fmod``, rounded ``div``, negation, reciprocal
 * :mod:`.pointwise` — ``exp, log, sqrt, abs, sigmoid, tanh, relu, clamp, maximum``
 * :mod:`.reduction` — ``sum, mean`` (and non-differentiable ``max/min/argmax``)
+* :mod:`.rearrange` — ``flip, roll, index_select, tril, triu, diag, trace``
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
+from .arithmetic import broadcast_error
 from .shape import scatter_into_zeros
-from .where import where
+from .where import MaskedFill, MaskedFillTensor, where
 
-__all__ = ["where", "gather", "argmin", "all", "any", "equal"]
+__all__ = ["where", "gather", "argmin", "all", "any", "equal", "masked_fill"]
 
 
 class Gather(Linear):
@@ -83,3 +85,63 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values."""
     a, b = input._data, other._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+# How PyTorch's masked_fill names a mask's dtype (C++ type names).
+_MASK_TYPE_NAMES = {"int64": "long int", "float32": "float", "float64": "double"}
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """``input`` with ``value`` (a number or a 0-d tensor) where the boolean
+    ``mask`` holds (``mask`` and ``input`` broadcast together). Common in attention:
+    ``scores.masked_fill(mask == 0, float("-inf"))`` before a softmax.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> x.masked_fill(x > 1.5, 0.0)
+    tensor([1., 0., 0.], grad_fn=<MaskedFillBackward0>)
+    """
+    mask_array = _mask_array(mask)
+    try:
+        np.broadcast_shapes(input.shape, mask_array.shape)
+    except ValueError:
+        raise broadcast_error(mask_array, input._data) from None  # PyTorch's order
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                f"with {value.ndim} dimension(s)."
+            )
+        return MaskedFillTensor.apply(input, mask_array, value)
+    return MaskedFill.apply(input, mask_array, _fill_value(input, value))
+
+
+def _mask_array(mask) -> np.ndarray:
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"masked_fill(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}"
+        )
+    if mask._data.dtype != np.bool_:
+        name = mask._data.dtype.name
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            + _MASK_TYPE_NAMES.get(name, scalar_type_name(name))
+        )
+    return mask._data
+
+
+def _fill_value(input: Tensor, value):
+    """A number ``value`` checked as PyTorch checks it: a number that fits
+    ``input``'s dtype (a float is truncated for an integer tensor)."""
+    if isinstance(value, (bool, int, float, np.number)):
+        if input._data.dtype.kind in "iu" and not np.isfinite(value):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return value
+    raise TypeError(
+        "masked_fill() received an invalid combination of arguments - got (Tensor, "
+        f"{type(value).__name__}), but expected one of:\n"
+        " * (Tensor mask, Tensor value)\n"
+        f"      didn't match because some of the arguments have invalid types: (Tensor, !{type(value).__name__}!)\n"
+        " * (Tensor mask, Number value)\n"
+        f"      didn't match because some of the arguments have invalid types: (Tensor, !{type(value).__name__}!)\n"
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import scalar_type_name
-from ..autograd.function import Elementwise
+from ..autograd.function import Elementwise, Linear
 from ..tensor import Tensor
 from ._promotion import promote
 
@@ -115,6 +115,28 @@ class MaskedFill(Elementwise):
     def backward(ctx, grad_output):
         (mask,) = ctx.saved_tensors
         return MaskedFill.in_formula(grad_output, _values(mask), 0), None, None
+
+
+class MaskedFillTensor(Linear):
+    """``x.masked_fill(mask, v)`` with v a 0-d tensor: f(x, v) = v where the mask
+    holds, else x;   ∂f/∂x = 0 where it holds, else 1;   ∂ℓ/∂v = Σ of the gradient
+    where the mask holds (v was copied there)"""
+
+    node_name = "MaskedFillBackward1"
+    formula = r"f(x, v) = \begin{cases} v & m \\ x & \neg m \end{cases} \qquad \frac{\partial f}{\partial x} = [\neg m], \quad \frac{\partial \ell}{\partial v} = \textstyle\sum_{m} g"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        return np.where(mask, value.astype(x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (mask,) = ctx.saved_tensors
+        mask = _values(mask)
+        grad_x = MaskedFill.in_formula(grad_output, mask, 0) if ctx.needs_input_grad[0] else None
+        grad_value = select(mask, grad_output).sum() if ctx.needs_input_grad[2] else None
+        return grad_x, None, grad_value
 
 
 def _values(x):

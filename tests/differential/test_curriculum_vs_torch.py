@@ -338,6 +338,140 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- masked_fill, flip, roll, tril, diag
+
+for dt in FLOATS:
+    op(f"masked_fill-{dt}", lambda lib, x: x.masked_fill(x > 0, 0.0), {"x": Inp((2, 3), dt)})
+    op(f"flip-{dt}", lambda lib, x: lib.flip(x, (0, 1)), {"x": Inp((2, 3), dt)})
+    op(f"roll-{dt}", lambda lib, x: x.roll(1, 1), {"x": Inp((2, 3), dt)})
+    op(f"tril-{dt}", lambda lib, x: x.tril(), {"x": Inp((3, 3), dt)})
+    op(f"triu-{dt}", lambda lib, x: lib.triu(x, 1), {"x": Inp((3, 4), dt)})
+    op(
+        f"index_select-{dt}",
+        lambda lib, x: x.index_select(1, lib.tensor([2, 0, 2])),
+        {"x": Inp((2, 3), dt)},
+    )
+    op(f"trace-{dt}", lambda lib, x: x.trace(), {"x": Inp((3, 3), dt)})
+    op(f"diag-of-matrix-{dt}", lambda lib, x: lib.diag(x), {"x": Inp((3, 3), dt)})
+    op(f"diag-of-vector-{dt}", lambda lib, x: x.diag(), {"x": Inp((3,), dt)})
+op(
+    "masked_fill-attention",
+    lambda lib, x: x.masked_fill(lib.ones(3, 3).tril() == 0, float("-inf")).softmax(-1),
+    {"x": Inp((3, 3), F32)},
+)
+op(
+    "masked_fill-broadcast-mask",
+    lambda lib, x: lib.masked_fill(x, lib.tensor([True, False, True]), 2.5),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "masked_fill-mask-broadcasts-input",
+    lambda lib, x: x.masked_fill(lib.ones(2, 3, dtype=lib.bool), 1.0),
+    {"x": Inp((3,), F64)},
+)
+op(
+    "masked_fill-tensor-value",
+    lambda lib, x, v: x.masked_fill(x < 0, v),
+    {"x": Inp((2, 3), F32), "v": Inp((), F64)},
+)
+op(
+    "masked_fill-tensor-value-no-grad",
+    lambda lib, x: x.masked_fill(x < 0, lib.tensor(3)),
+    {"x": Inp((4,), F32)},
+)
+op(
+    "masked_fill_-on-clone",
+    lambda lib, x: x.clone().masked_fill_(x > 0, -1.0),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "masked_fill_-tensor-value",
+    lambda lib, x, v: x.clone().masked_fill_(x > 0, v),
+    {"x": Inp((4,), F64), "v": Inp((), F64)},
+)
+op("flip-method-varargs", lambda lib, x: x.flip(0, -1), {"x": Inp((2, 3, 2), F64)})
+op("flip-dims-keyword", lambda lib, x: x.flip(dims=[1]), {"x": Inp((2, 3), F32)})
+op("flip-0d", lambda lib, x: x.flip(0), {"x": Inp((), F64)})
+op("roll-flattened", lambda lib, x: lib.roll(x, 2), {"x": Inp((2, 3), F64)})
+op("roll-several-dims", lambda lib, x: x.roll((1, -1), (0, 1)), {"x": Inp((2, 3), F64)})
+op("roll-keywords", lambda lib, x: x.roll(shifts=-4, dims=-1), {"x": Inp((2, 3), F64)})
+op("tril-negative-diagonal-batched", lambda lib, x: x.tril(-1), {"x": Inp((2, 3, 3), F64)})
+op("tril_-on-clone", lambda lib, x: x.clone().tril_(1), {"x": Inp((3, 3), F64)})
+op("triu_-on-clone", lambda lib, x: x.clone().triu_(), {"x": Inp((3, 2), F64)})
+op(
+    "index_select-dim0-0d-index",
+    lambda lib, x: lib.index_select(x, 0, lib.tensor(1)),
+    {"x": Inp((2, 3), F64)},
+)
+op("index_select-0d-input", lambda lib, x: x.index_select(0, lib.tensor([0])), {"x": Inp((), F64)})
+op(
+    "index_select-empty-index",
+    lambda lib, x: x.index_select(1, lib.tensor([], dtype=lib.int64)),
+    {"x": Inp((2, 3), F64)},
+)
+op("trace-rectangle", lambda lib, x: x.trace(), {"x": Inp((2, 3), F64)})
+op("diag-offsets", lambda lib, x: (x.diag(1), x.diag(-1), x.diag(5)), {"x": Inp((2, 3), F64)})
+op("diag-of-vector-offset", lambda lib, x: lib.diag(x, -1), {"x": Inp((2,), F64)})
+op2("flip-double-backward", lambda lib, x: x.flip(0) ** 2 * x, {"x": Inp((4,), F64)})
+op2("roll-double-backward", lambda lib, x: x.roll(1) ** 2 * x, {"x": Inp((4,), F64)})
+op2("tril-double-backward", lambda lib, x: x.tril() ** 2, {"x": Inp((3, 3), F64)})
+op2(
+    "index_select-double-backward",
+    lambda lib, x: x.index_select(0, lib.tensor([1, 1, 3])) ** 2,
+    {"x": Inp((4,), F64)},
+)
+op2("trace-double-backward", lambda lib, x: x.trace() ** 2, {"x": Inp((2, 2), F64)})
+op2("diag-double-backward", lambda lib, x: x.diag() ** 2, {"x": Inp((3,), F64)})
+op2("diagonal-double-backward", lambda lib, x: x.diag() ** 2, {"x": Inp((3, 3), F64)})
+op2(
+    "masked_fill-double-backward",
+    lambda lib, x: x.masked_fill(x > 0, 1.0) ** 2,
+    {"x": Inp((4,), F64)},
+)
+
+
+@register_program("masked_fill-flip-roll-tril-diag-errors", {"i": Inp((2, 3), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    x = i.double().requires_grad_()
+    m = lib.tensor([True, False, True])
+    return {
+        "masked_fill-int-truncates": i.masked_fill(m, 2.5),
+        "masked_fill-bool": (i > 0).masked_fill(m, 0),
+        "trace-int": i.trace(),
+        "tril-int": i.tril(),
+        "masked_fill-int-mask": attempt(lambda: x.masked_fill(m.long(), 0.0)),
+        "masked_fill-float-mask": attempt(lambda: x.masked_fill(m.float(), 0.0)),
+        "masked_fill-value-1d": attempt(lambda: x.masked_fill(m, lib.tensor([1.0, 2.0]))),
+        "masked_fill-value-str": attempt(lambda: x.masked_fill(m, "a")),
+        "masked_fill-shapes": attempt(
+            lambda: x.masked_fill(lib.tensor([[True], [False], [True]]), 0)
+        ),
+        "masked_fill-inf-into-int": attempt(lambda: i.masked_fill(m, float("inf"))),
+        "masked_fill_-leaf": attempt(lambda: x.masked_fill_(m, 0.0)),
+        "masked_fill_-broadcast-beyond": attempt(
+            lambda: lib.zeros(3).masked_fill_(lib.ones(2, 3, dtype=lib.bool), 1.0)
+        ),
+        "flip-no-dims": attempt(lambda: x.flip()),
+        "flip-int-dims-function": attempt(lambda: lib.flip(x, 0)),
+        "flip-repeated": attempt(lambda: x.flip((0, 0))),
+        "flip-out-of-range": attempt(lambda: x.flip(2)),
+        "roll-misaligned": attempt(lambda: x.roll(1, (0, 1))),
+        "roll-tuple-no-dims": attempt(lambda: x.roll((1, 2))),
+        "roll-empty": attempt(lambda: x.roll([], [])),
+        "roll-0d-dim": attempt(lambda: lib.roll(lib.tensor(3.0), 1, 0)),
+        "tril-1d": attempt(lambda: lib.tril(lib.ones(3))),
+        "index_select-out-of-bounds": attempt(lambda: x.index_select(1, lib.tensor([3]))),
+        "index_select-negative": attempt(lambda: x.index_select(1, lib.tensor([-1]))),
+        "index_select-float-index": attempt(lambda: x.index_select(1, lib.tensor([1.0]))),
+        "index_select-2d-index": attempt(lambda: x.index_select(1, lib.tensor([[1]]))),
+        "index_select-0d-two": attempt(lambda: lib.tensor(5.0).index_select(0, lib.tensor([0, 0]))),
+        "trace-1d": attempt(lambda: lib.trace(lib.ones(3))),
+        "diag-3d": attempt(lambda: lib.diag(lib.ones(2, 2, 2))),
+        "diag-0d": attempt(lambda: lib.diag(lib.tensor(1.0))),
+    }
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
