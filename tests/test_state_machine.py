@@ -74,8 +74,17 @@ _VIEW_OF_NO_GRAD_VIEW = re.compile(
 )
 
 
+# PyTorch words an out-of-range index of a 0-d tensor by how the tensor was made:
+# "index -1 is out of bounds for dimension 0 with size 0" for most, "select() cannot
+# be applied to a 0-dim tensor." for the result of mse_loss (its kernel's output).
+# autogradkit gives the first for all; the error and its cause are the same.
+_ZERO_DIM_SELECT = re.compile(r"select\(\) cannot be applied to a 0-dim tensor\.")
+
+
 def _normalise(message: str) -> str:
     message = _VIEW_OF_NO_GRAD_VIEW.sub("A view was created in no_grad mode and", message)
+    message = re.sub(r"index -?\d+ is out of bounds for dimension 0 with size 0", "", message)
+    message = _ZERO_DIM_SELECT.sub("", message)
     return message.replace("autogradkit", "torch")
 
 
