@@ -14,6 +14,7 @@ be recorded). There is nothing more to it: the gradients were computed by
 tensor([ 0.8000, -1.6000], requires_grad=True)
 """
 
-from .optimizer import SGD, Adam, AdamW, Optimizer, RMSprop
+from . import lr_scheduler
+from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

@@ -1,5 +1,5 @@
-"""``Optimizer`` and three of PyTorch's optimisers: ``SGD`` (with momentum and
-weight decay), ``RMSprop`` and ``Adam``.
+"""``Optimizer`` and five of PyTorch's optimisers: ``SGD`` (with momentum and
+weight decay), ``RMSprop``, ``Adam``, ``AdamW`` and ``Adagrad``.
 
 Each ``step()`` is the same loop: for every parameter that has a ``.grad``,
 compute a direction from the gradient (and from running averages kept in
@@ -16,13 +16,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._creation import zeros_like
+from .._creation import full_like, zeros_like
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.pointwise import maximum
 from ..ops.shape import clone
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "RMSprop", "Adam"]
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad"]
 
 
 def _check_duplicates(params: list, groups: list) -> None:
@@ -507,3 +507,80 @@ class AdamW(Adam):
             fused=fused,
             decoupled_weight_decay=True,
         )
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al., 2011): each parameter's step is scaled down by the
+    square root of the sum s of all its squared gradients so far,
+    s ← s + g²,  p ← p − lr·g/(√s + eps), so often-updated directions slow down.
+    ``lr_decay`` divides lr by 1 + (t − 1)·lr_decay at step t.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = torch.optim.Adagrad([w], lr=0.5)
+    >>> (w * w).sum().backward()      # g = 2w: each step is lr·g/|g| = lr·sign(g)
+    >>> opt.step()
+    >>> w
+    tensor([ 0.5000, -1.5000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        _check_not_differentiable(differentiable)
+        _check("learning rate", lr)
+        _check("lr_decay value", lr_decay)
+        _check("weight_decay value", weight_decay)
+        _check("initial_accumulator_value value", initial_accumulator_value)
+        _check("epsilon value", eps)
+        defaults = {
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+        # Unlike the others, PyTorch's Adagrad fills its state at once: the sums
+        # start at initial_accumulator_value, and state_dict() lists them before
+        # any step.
+        for group in self.param_groups:
+            for param in group["params"]:
+                state = self.state[param]
+                state["step"] = _step_count()
+                state["sum"] = full_like(param, initial_accumulator_value)
+
+    @no_grad()
+    def _update(self) -> None:
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                state["step"] += 1
+                step = state["step"].item()
+                grad = param.grad if not group["maximize"] else -param.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                current_lr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+                state["sum"].add_(grad * grad)
+                std = state["sum"].sqrt().add_(group["eps"])
+                # PyTorch's addcdiv_ computes p + (−lr·g)/std, in this order.
+                param.add_(grad * -current_lr / std)

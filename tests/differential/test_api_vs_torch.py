@@ -1689,6 +1689,10 @@ OPTIMIZERS = {
     "rmsprop-centered": lambda lib, p: lib.optim.RMSprop(
         p, momentum=0.5, centered=True, maximize=True
     ),
+    "adagrad": lambda lib, p: lib.optim.Adagrad(p, lr=0.1),
+    "adagrad-decay": lambda lib, p: lib.optim.Adagrad(
+        p, lr=0.1, lr_decay=0.5, weight_decay=0.1, initial_accumulator_value=0.1
+    ),
 }
 
 
@@ -1787,6 +1791,108 @@ def _(lib, inp):
     out["nonfinite"] = attempt(lambda: utils.clip_grad_norm_(w, 1.0, error_if_nonfinite=True))
     w.grad = lib.tensor([-2.0, 3.0])
     out["value"] = (utils.clip_grad_value_(w, 1.5), w.grad)
+    return out
+
+
+# ----------------------------------------------------------------------------- learning-rate schedulers
+
+SCHEDULERS = {
+    "step": lambda S, o: S.StepLR(o, step_size=2, gamma=0.5),
+    "multistep": lambda S, o: S.MultiStepLR(o, milestones=[1, 3, 3], gamma=0.1),
+    "exponential": lambda S, o: S.ExponentialLR(o, gamma=0.9),
+    "lambda": lambda S, o: S.LambdaLR(o, lambda epoch: 1 / (epoch + 1)),
+    "lambda-per-group": lambda S, o: S.LambdaLR(o, [lambda e: 0.5**e, lambda e: e + 1]),
+}
+
+
+@program("lr-schedulers")
+def _(lib, inp):
+    """StepLR, MultiStepLR, ExponentialLR and LambdaLR through an epoch loop (rates
+    per group, the parameters they train), state_dict, resuming from it, two
+    schedulers chained, the step-order warning, step(epoch)'s deprecation (closed
+    form) and the refusals."""
+    S = lib.optim.lr_scheduler
+    out: dict[str, object] = {}
+    for name, make in SCHEDULERS.items():
+        w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+        b = lib.nn.Parameter(lib.tensor([0.5]))
+        optimizer = lib.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.2}], lr=0.1)
+        scheduler = make(S, optimizer)
+        rates = [scheduler.get_last_lr()]
+        for _ in range(5):
+            _train(optimizer, w, b, 1)
+            scheduler.step()
+            rates.append(scheduler.get_last_lr())
+        saved = scheduler.state_dict()
+        resumed_optimizer = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        resumed_optimizer.load_state_dict(
+            {"state": {}, "param_groups": [optimizer.state_dict()["param_groups"][0]]}
+        )
+        out[name] = {
+            "rates": rates,
+            "groups": [g["lr"] for g in optimizer.param_groups],
+            "initial": [g["initial_lr"] for g in optimizer.param_groups],
+            "state_dict": {k: v for k, v in saved.items() if k != "milestones"},
+            "params": [w, b],
+        }
+    w = lib.nn.Parameter(lib.ones(1))
+    optimizer = lib.optim.SGD([w], lr=1.0)
+    first = S.ExponentialLR(optimizer, gamma=0.5)
+    second = S.MultiStepLR(optimizer, milestones=[2], gamma=0.1)
+    chained = []
+    for _ in range(3):
+        optimizer.step()
+        first.step()
+        second.step()
+        chained.append([first.get_last_lr(), second.get_last_lr()])
+    out["chained"] = chained
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        early = S.StepLR(lib.optim.SGD([w], lr=1.0), step_size=1)
+        early.step()  # before any optimizer.step()
+        early.step()  # warned once only
+        direct = early.get_lr()
+        early.step(5)
+        jumped = S.MultiStepLR(lib.optim.SGD([w], lr=1.0), milestones=[2, 4], gamma=0.5)
+        jumped.step(3)
+    out["warned"] = [str(w.message) for w in caught]
+    out["early"] = [early.get_last_lr(), direct, early.last_epoch, jumped.get_last_lr()]
+    resumed = S.StepLR(optimizer, step_size=2)
+    resumed.load_state_dict(first.state_dict())
+    out["loaded"] = [resumed.last_epoch, resumed.get_last_lr(), resumed.gamma]
+    out["refused"] = [
+        attempt(lambda: S.StepLR("sgd", step_size=1)),
+        attempt(lambda: S.LambdaLR(optimizer, [lambda e: 1.0, lambda e: 2.0])),
+        attempt(lambda: S.StepLR(lib.optim.SGD([w], lr=1.0), 2, last_epoch=3)),
+    ]
+    return out
+
+
+@program("adagrad")
+def _(lib, inp):
+    """Adagrad's steps (lr_decay, weight_decay, initial_accumulator_value, maximize),
+    its state before any step, its settings printed, and its refusals."""
+    out: dict[str, object] = {}
+    for name, options in {
+        "default": {},
+        "decay": {"lr": 0.5, "lr_decay": 0.1, "weight_decay": 0.2},
+        "accumulator": {"initial_accumulator_value": 0.5, "eps": 1e-3, "maximize": True},
+    }.items():
+        w = lib.nn.Parameter(lib.tensor([1.0, -2.0, 0.25]))
+        b = lib.nn.Parameter(lib.tensor([0.5]))
+        optimizer = lib.optim.Adagrad([w, b], **options)
+        before = optimizer.state_dict()["state"]
+        _train(optimizer, w, b, 4)
+        out[name] = {"before": before, "after": optimizer.state_dict(), "params": [w, b]}
+    out["repr"] = repr(optimizer)
+    w = lib.nn.Parameter(lib.ones(1))
+    out["refused"] = [
+        attempt(lambda: lib.optim.Adagrad([w], lr=-1)),
+        attempt(lambda: lib.optim.Adagrad([w], lr_decay=-1)),
+        attempt(lambda: lib.optim.Adagrad([w], weight_decay=-1)),
+        attempt(lambda: lib.optim.Adagrad([w], initial_accumulator_value=-1)),
+        attempt(lambda: lib.optim.Adagrad([w], eps=-1)),
+    ]
     return out
 
 

@@ -1,0 +1,301 @@
+"""Learning-rate schedules (mirrors ``torch/optim/lr_scheduler.py``).
+
+A scheduler changes its optimizer's ``param_group["lr"]`` once per call of its
+``step()``, usually once an epoch, after that epoch's ``optimizer.step()`` calls:
+
+>>> import autogradkit as torch
+>>> w = torch.nn.Parameter(torch.ones(1))
+>>> optimizer = torch.optim.SGD([w], lr=1.0)
+>>> scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+>>> for epoch in range(5):
+...     optimizer.step()              # (a whole epoch of training steps)
+...     print(epoch, scheduler.get_last_lr())
+...     scheduler.step()
+0 [1.0]
+1 [1.0]
+2 [0.5]
+3 [0.5]
+4 [0.25]
+
+Each schedule is its ``get_lr``: the next learning rates, computed from the
+current ones (PyTorch's "chainable" form, so two schedulers on one optimizer
+compose). Creating a scheduler counts as its step 0: it records each group's
+``initial_lr`` and sets ``last_epoch`` to 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import warnings
+import weakref
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR"]
+
+_SCHEDULE_DOCS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+
+_EPOCH_DEPRECATION = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the "
+    "new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+def _note_optimizer_steps(optimizer: Optimizer) -> None:
+    """Make ``optimizer.step()`` set ``optimizer._opt_called``, so the scheduler's
+    first ``step()`` can tell whether the optimizer stepped before it (PyTorch
+    wraps the method of the instance the same way, and marks the wrapper)."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    step = optimizer.step.__func__  # type: ignore[attr-defined]
+    optimizer_ref = weakref.ref(optimizer)  # the optimizer must not keep itself alive
+
+    @functools.wraps(step)
+    def step_and_note(*args: Any, **kwargs: Any) -> Any:
+        stepping = optimizer_ref()
+        stepping._opt_called = True  # type: ignore[union-attr]
+        return step(stepping, *args, **kwargs)
+
+    step_and_note._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = step_and_note  # type: ignore[method-assign]
+
+
+class LRScheduler:
+    """Base class of the schedulers: subclasses define ``get_lr`` (and may give
+    ``_get_closed_form_lr``, the rate at an arbitrary epoch)."""
+
+    _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:  # resuming: the optimizer's groups must come from a checkpoint
+            for index, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{index}] when "
+                        "resuming scheduler with last_epoch >= 0.\n"
+                        "This typically happens when:\n"
+                        "1. You're trying to resume training from a checkpoint but haven't "
+                        "properly loaded the optimizer state\n"
+                        "2. You're using last_epoch >= 0 for a fresh training run (not "
+                        "recommended)"
+                    )
+        self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        _note_optimizer_steps(optimizer)
+        # Step 0, which sets the learning rates of epoch 0.
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every attribute but the optimizer (PyTorch's checkpoint of a scheduler)."""
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.__dict__.update(state_dict)
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates the last ``step()`` set, one per parameter group."""
+        return self._last_lr
+
+    def get_lr(self) -> list[float]:
+        """The next learning rates (called by ``step()``; to read the current ones,
+        use :meth:`get_last_lr`)."""
+        raise NotImplementedError
+
+    def step(self, epoch: int | None = None) -> None:
+        """Move to the next epoch's learning rates. Call it after the epoch's
+        ``optimizer.step()`` calls: called before any, it warns (as PyTorch), since
+        the first rate of the schedule is then never used."""
+        if self._step_count == 1:
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(
+                    "Seems like `optimizer.step()` has been overridden after learning rate "
+                    "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                    f"before `lr_scheduler.step()`. See more details at {_SCHEDULE_DOCS}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(
+                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
+                    "PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                    "result in PyTorch skipping the first value of the learning rate schedule. "
+                    f"See more details at {_SCHEDULE_DOCS}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        self._step_count += 1
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:  # the deprecated form: jump to an epoch, by the closed form if any
+                self.last_epoch = epoch
+                closed_form = getattr(self, "_get_closed_form_lr", None)
+                values = closed_form() if closed_form is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _warn_if_called_directly(self) -> None:
+        if not self._get_lr_called_within_step:
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use "
+                "`get_last_lr()`.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def _current_lrs(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class LambdaLR(LRScheduler):
+    """lr = initial lr × ``lr_lambda(epoch)`` (one function, or one per group).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+    >>> warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: min(1, (epoch + 1) / 4))
+    >>> warmup.get_last_lr()
+    [0.025]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(
+                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
+                )
+            self.lr_lambdas = list(lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class's, but a plain function is saved as None (functions do
+        not pickle); a callable object is saved as its ``__dict__``."""
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "lr_lambdas")
+        }
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+            for fn in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        lr_lambdas = state.pop("lr_lambdas")
+        self.__dict__.update(state)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        return [
+            base_lr * lr_lambda(self.last_epoch)
+            for lr_lambda, base_lr in zip(self.lr_lambdas, self.base_lrs)
+        ]
+
+
+class StepLR(LRScheduler):
+    """lr × ``gamma`` every ``step_size`` epochs: lr_e = lr₀·γ^⌊e / step_size⌋."""
+
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._current_lrs()
+        return [lr * self.gamma for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [
+            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
+        ]
+
+
+class MultiStepLR(LRScheduler):
+    """lr × ``gamma`` at each epoch listed in ``milestones`` (a milestone listed
+    twice multiplies by γ²)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self.last_epoch not in self.milestones:
+            return self._current_lrs()
+        factor = self.gamma ** self.milestones[self.last_epoch]
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        milestones = sorted(self.milestones.elements())
+        passed = bisect_right(milestones, self.last_epoch)
+        return [base_lr * self.gamma**passed for base_lr in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """lr × ``gamma`` every epoch: lr_e = lr₀·γᵉ."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self._is_initial:
+            return self._current_lrs()
+        return [lr * self.gamma for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
