@@ -655,7 +655,9 @@ def _saved_output_follows(tensor: TensorBase, result: TensorBase) -> None:
     in-place operation gives it: a later in-place change of ``tensor`` is refused in
     backward. (The result's own counter let it through: a wrong gradient.)"""
     node = result._grad_fn
-    sources = node._saved_sources if node is not None else None
+    if node is None:
+        return
+    sources = node._saved_sources
     if not isinstance(sources, tuple) or not any(s[2] == "output" for s in sources):
         return
     counter = tensor._version_counter
