@@ -52,7 +52,14 @@ from .autograd.anomaly_mode import (
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .ops.accumulate import cumsum, norm, prod
 from .ops.arithmetic import (
     add,
@@ -226,6 +233,8 @@ __all__ = [
     "int64",
     "is_floating_point",
     "is_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
     "is_warn_always_enabled",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",

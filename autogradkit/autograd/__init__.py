@@ -31,7 +31,13 @@ from .engine import (
     run_to_end,
 )
 from .function import Edge, FunctionCtx, Node, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
@@ -55,6 +61,7 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    "inference_mode",
     "detect_anomaly",
     "set_detect_anomaly",
     "once_differentiable",

@@ -26,7 +26,14 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,6 +41,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _GradModeState(threading.local):
     # A class attribute is the default each new thread sees.
     enabled: bool = True
+    inference: bool = False  # inside inference_mode()
 
 
 _state = _GradModeState()
@@ -115,6 +123,69 @@ class enable_grad(no_grad):
     for example inside a ``no_grad`` block."""
 
     _mode = True
+
+
+class inference_mode(_GradModeContext):
+    """Context manager and decorator for running a model without autograd: like
+    :class:`no_grad`, nothing inside it is recorded.
+
+    PyTorch also marks the tensors made inside as *inference tensors*, which it
+    refuses to save for backward or to change in place outside the block, and which
+    it makes a little faster to compute. autogradkit does not mark them: such a
+    tensor is an ordinary tensor that does not require grad (see
+    ``docs/differences.md``). ``inference_mode(False)`` turns grad mode on inside
+    it, as in PyTorch.
+
+    >>> import autogradkit as torch
+    >>> w = torch.ones(3, requires_grad=True)
+    >>> with torch.inference_mode():
+    ...     y = w * 2
+    ...     torch.is_inference_mode_enabled()
+    True
+    >>> y.requires_grad
+    False
+    """
+
+    def __new__(cls, mode: bool | Callable = True):
+        # ``@inference_mode`` without parentheses decorates the function directly.
+        self = super().__new__(cls)
+        if callable(mode):
+            cls.__init__(self)
+            return self(mode)
+        return self
+
+    def __init__(self, mode: bool | Callable = True) -> None:
+        super().__init__()
+        self._inference = True if callable(mode) else bool(mode)
+        self._mode = not self._inference
+        self._previous_inference: list[bool] = []
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._previous_inference.append(_state.inference)
+        _state.inference = self._inference
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.inference = self._previous_inference.pop()
+        super().__exit__(*exc_info)
+
+    def __call__(self, func: F) -> F:
+        inference = self._inference
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(inference):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self._inference)
+
+
+def is_inference_mode_enabled() -> bool:
+    """Return True inside :class:`inference_mode` (and not inside ``inference_mode(False)``)."""
+    return _state.inference
 
 
 class set_grad_enabled(_GradModeContext):

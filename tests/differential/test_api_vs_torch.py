@@ -2079,6 +2079,46 @@ def _(lib, inp):
     return out
 
 
+@program("inference-mode")
+def _(lib, inp):
+    """inference_mode records nothing, as no_grad; inference_mode(False) turns grad
+    mode on inside it; it decorates with and without parentheses; the switches
+    are restored on exit, even after an error."""
+    w = lib.tensor([1.0, -2.0], requires_grad=True)
+    out = {}
+    with lib.inference_mode():
+        y = w * 3
+        out["inside"] = [lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
+        with lib.inference_mode(False):
+            z = w * 3
+            out["inside False"] = [lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
+        with lib.autograd.inference_mode(mode=True):
+            out["nested"] = [lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
+    out["y"] = [y, y.requires_grad, y.grad_fn is None]
+    out["z"] = [z, z.requires_grad, z.grad_fn.name() if z.grad_fn else None]
+
+    @lib.inference_mode()
+    def called(a):
+        return a * 2, lib.is_inference_mode_enabled()
+
+    @lib.inference_mode
+    def bare(a):
+        return a * 2, lib.is_inference_mode_enabled()
+
+    out["decorated"] = [called(w), bare(w)]
+
+    def fails():
+        with lib.inference_mode():
+            raise ValueError("inside")
+
+    out["error"] = [attempt(fails), lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
+    with lib.no_grad():
+        with lib.inference_mode(False):
+            out["False under no_grad"] = lib.is_grad_enabled()
+    out["after"] = [lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
