@@ -2112,9 +2112,8 @@ def _(lib, inp):
             raise ValueError("inside")
 
     out["error"] = [attempt(fails), lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
-    with lib.no_grad():
-        with lib.inference_mode(False):
-            out["False under no_grad"] = lib.is_grad_enabled()
+    with lib.no_grad(), lib.inference_mode(False):
+        out["False under no_grad"] = lib.is_grad_enabled()
     out["after"] = [lib.is_inference_mode_enabled(), lib.is_grad_enabled()]
     return out
 
