@@ -116,12 +116,12 @@ def test_repo2docker_accepts_the_configuration(tmp_path):
 @pytest.mark.slow
 @pytest.mark.e2e
 @pytest.mark.binder
-@pytest.mark.timeout(900)  # a fresh environment: several installs, then six notebooks
+@pytest.mark.timeout(900)  # a fresh environment: several installs, then the notebooks
 def test_the_binder_requirements_run_every_notebook_in_a_clean_environment(tmp_path):
     """What Binder does, minus Docker: a fresh environment, ``pip install -r
     binder/requirements.txt`` from the repository root, then the notebooks, which
     must reproduce their saved outputs there too (nbval)."""
-    assert len(NOTEBOOKS) >= 6, f"expected the six notebooks, found {[n.name for n in NOTEBOOKS]}"
+    assert len(NOTEBOOKS) >= 6, f"expected the notebooks, found {[n.name for n in NOTEBOOKS]}"
     env_dir = tmp_path / "binder-env"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
