@@ -128,6 +128,7 @@ from .ops.pointwise import (
 )
 from .ops.rearrange import diag, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
+from .ops.sampling import normal
 from .ops.select import all, any, argmin, equal, gather, masked_fill, where
 from .ops.shape import (
     cat,
@@ -272,6 +273,7 @@ __all__ = [
     "nn",
     "no_grad",
     "norm",
+    "normal",
     "numel",
     "ones",
     "ones_like",

@@ -442,6 +442,18 @@ class InplaceMethods(TensorBase):
             functools.partial(ops.select.masked_fill, mask=mask, value=value), value
         )
 
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Self:
+        """In place: samples of N(mean, std²), the numbers PyTorch's generator gives
+        (see :func:`~autogradkit.normal`); recorded with a zero gradient."""
+        from . import random
+
+        self._check_inplace()  # PyTorch refuses a leaf before it looks at std
+        ops.sampling.check_float(self._data)
+        ops.sampling.check_std(std)
+        gen = generator or random.default_generator
+        sample = gen.normal(self._data.shape, float(mean), float(std), self._data.dtype)
+        return self._written_inplace(lambda x: ops.sampling.NormalInplace.apply(x, sample))
+
     def tril_(self, diagonal: int = 0) -> Self:
         """In place: zeros above diagonal ``diagonal``, as :func:`~autogradkit.tril`."""
         return self._written_inplace(functools.partial(ops.rearrange.tril, diagonal=diagonal))

@@ -58,6 +58,7 @@ import os
 import platform
 import sys
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -264,6 +265,61 @@ def _fma32(a, b, c) -> np.ndarray:
         err = (ps - (ss - bb)) + (cs - bb)
         s.ravel()[suspect] = np.where(err != 0, np.nextafter(ss, np.copysign(np.inf, err)), ss)
     return s.astype(np.float32)
+
+
+# Veltkamp's constant 2**27 + 1: it splits a double into two halves of 26 bits,
+# whose products are exact (Dekker's exact product below).
+_SPLITTER = 134217729.0
+
+
+def _two_product(a: np.ndarray, b) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, e)`` with ``p = a * b`` rounded and ``p + e`` exactly ``a · b``."""
+    p = a * b
+    a_high = a * _SPLITTER
+    a_high = a_high - (a_high - a)
+    a_low = a - a_high
+    b_high = b * _SPLITTER
+    b_high = b_high - (b_high - b)
+    b_low = b - b_high
+    return p, ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _two_sum(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """``(s, e)`` with ``s = a + b`` rounded and ``s + e`` exactly ``a + b``."""
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def _fma64(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """Exact float64 fused multiply-add ``round(a * b + c)`` (NumPy has none;
+    ``math.fma`` needs Python 3.13).
+
+    ``a·b + c`` is exactly ``s + t + g`` (error-free products and sums); rounding
+    ``s + t`` gives the right answer unless that sum sits next to a halfway
+    point between two doubles, where ``g`` decides. Those few elements (and any
+    tiny or non-finite one) are computed exactly with fractions.
+    """
+    with np.errstate(all="ignore"):
+        p, product_error = _two_product(a, b)
+        s, sum_error = _two_sum(p, c)
+        t, g = _two_sum(product_error, sum_error)
+        result = s + t
+        off_by = t - (result - s)  # how far the rounded sum is from s + t
+        halfway = np.spacing(np.abs(result)) / 2
+        suspect = np.flatnonzero(
+            ~np.isfinite(result)
+            | (np.abs(np.abs(off_by) - halfway) <= 2 * np.abs(g))
+            | (np.abs(result) < 2.0**-960)
+        )
+    flat = result.reshape(-1)
+    for i in suspect.tolist():
+        x = float(a.flat[i])
+        if math.isfinite(x) and math.isfinite(b) and math.isfinite(c):
+            flat[i] = float(Fraction(x) * Fraction(b) + Fraction(c))
+        else:
+            flat[i] = x * b + c
+    return result
 
 
 # float32 constants of avx_mathfun.h (declared as float literals there).
@@ -608,6 +664,34 @@ class Generator:
             # PyTorch draws 16 fresh uniforms and recomputes the last 16 values.
             data[n - 16 :] = kernel(self._uniform(16, dt).reshape(1, 16)).ravel()
         return data.reshape(dims)
+
+    def normal(
+        self, shape: Sequence[int] | int, mean: float, std: float, dtype=np.float32
+    ) -> np.ndarray:
+        """Normal numbers of mean ``mean`` and standard deviation ``std``, as
+        ``torch.normal(mean, std, shape)`` and ``Tensor.normal_(mean, std)``.
+
+        PyTorch's kernels draw what :meth:`randn` draws and scale it inside the
+        same loop, ``n · std + mean``, which the compiler fuses into one
+        multiply-add (checked bit for bit against PyTorch 2.13): in float64 for
+        fewer than 16 elements, else in the tensor's dtype (the portable float32
+        loop, without AVX2, has no fused multiply-add).
+        """
+        dims = _check_shape(shape)
+        dt = _check_float_dtype(dtype, "normal")
+        if _numel(dims) < 16:
+            return (
+                _fma64(self._scalar_normals(_numel(dims)), float(std), float(mean))
+                .astype(dt)
+                .reshape(dims)
+            )
+        standard = self.randn(dims, dt)
+        if dt == np.float64:
+            return _fma64(standard, float(std), float(mean))
+        std32, mean32 = np.float32(std), np.float32(mean)
+        if FLOAT32_NORMAL_KERNEL == "avx2":
+            return _fma32(standard, std32, mean32)
+        return standard * std32 + mean32
 
     def _scalar_normals(self, n: int) -> np.ndarray:
         """``n`` draws of ``at::normal_distribution<double>(0, 1)``, which returns

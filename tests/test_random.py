@@ -236,6 +236,22 @@ def test_fma32_is_exact():
     assert (naive != got).any()  # the midpoint cases really are hard
 
 
+def test_fma64_is_exact():
+    rng = np.random.default_rng(1)
+    a = np.concatenate(
+        [
+            np.array([1.0 + 2.0**-52, 1.0 + 2.0**-52, 3.0, -0.0, 1e-300]),
+            rng.standard_normal(3000),
+        ]
+    )
+    for b, c in ((1.0 - 2.0**-53, -1.0), (0.01, 0.5), (1 / 3, -1.25), (2.5, 3.0), (0.3, 0.0)):
+        got = R._fma64(a, b, c)
+        want = [float(Fraction(float(x)) * Fraction(b) + Fraction(c)) for x in a]
+        assert got.tolist() == want, (b, c)
+    # The first case lands on a halfway point that a product and a sum round wrong.
+    assert R._fma64(a[:1], 1.0 - 2.0**-53, -1.0)[0] != a[0] * (1.0 - 2.0**-53) - 1.0
+
+
 def test_float32_normal_kernel_depends_on_the_cpu(monkeypatch):
     """PyTorch's float32 randn of 16+ elements legitimately depends on the CPU:
     AVX2 code on x86-64 CPUs with AVX2, a portable loop elsewhere (ARM). The kernel
@@ -609,3 +625,27 @@ def test_reseeding_reuses_the_seeded_key():
     info = R._seeded_key.cache_info()
     assert info.misses == 1 and info.hits == 4
     assert not R._seeded_key(987654).flags.writeable  # shared, so read-only
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_live_normal_with_mean_and_std(torch, seed, dtype):
+    """torch.normal(mean, std, size): PyTorch scales its standard normals with a
+    fused multiply-add; the numbers and the generator's state after them match."""
+    tg = torch.Generator().manual_seed(seed)
+    g = Generator().manual_seed(seed)
+    for n in (1, 2, 7, 15, 16, 17, 33, 1000):
+        for mean, std in ((0.0, 0.01), (3.0, 2.5), (-1.25, 0.3)):
+            what = f"seed {seed} normal({mean}, {std}, ({n},)) {dtype}"
+            theirs = torch.normal(mean, std, (n,), generator=tg, dtype=getattr(torch, dtype))
+            assert_same_draw(
+                g.normal((n,), mean, std, np.dtype(dtype)),
+                theirs.numpy(),
+                ["randn", [n], dtype],
+                what,
+            )
+            assert_same(
+                g.randn((3,), np.dtype(dtype)),
+                torch.randn(3, generator=tg, dtype=getattr(torch, dtype)).numpy(),
+                what + " then randn",
+            )

@@ -472,6 +472,83 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- normal
+
+
+@register_program("normal-d2l-synthetic-data")
+def _(lib, inp):
+    # d2l's linear-regression chapter, as written there.
+    lib.manual_seed(0)
+    true_w, true_b = lib.tensor([2, -3.4]), 4.2
+    features = lib.normal(0, 1, (1000, len(true_w)))
+    labels = lib.matmul(features, true_w) + true_b
+    labels += lib.normal(0, 0.01, labels.shape)
+    w = lib.normal(0, 0.01, size=(2, 1), requires_grad=True)
+    b = lib.zeros(1, requires_grad=True)
+    loss = ((features @ w + b - labels.reshape(-1, 1)) ** 2 / 2).mean()
+    loss.backward()
+    return {"features": features[:20], "labels": labels[-20:], "w": w, "b": b, "loss": loss}
+
+
+@register_program("normal-sizes-dtypes-and-the-generator-state")
+def _(lib, inp):
+    lib.manual_seed(3)
+    out = {}
+    for n in (1, 3, 15, 16, 17, 40):
+        out[f"f32-{n}"] = lib.normal(0.5, 2.5, (n,))
+        out[f"f64-{n}"] = lib.normal(-1.25, 0.3, size=(n,), dtype=lib.float64)
+        out[f"randn-after-{n}"] = lib.randn(3)  # the cached second normal carries over
+    out["keywords"] = lib.normal(mean=3.0, std=0.5, size=(2, 3))
+    out["std-zero"] = lib.normal(1.0, 0.0, (4,))
+    out["generator"] = lib.normal(0.0, 1.0, (3,), generator=lib.manual_seed(7))
+    return out
+
+
+@register_program("normal-with-tensor-parameters")
+def _(lib, inp):
+    lib.manual_seed(1)
+    mean = lib.tensor([0.0, 10.0, 100.0], requires_grad=True)
+    std = lib.tensor([1.0, 0.5, 0.25], requires_grad=True)
+    a = lib.normal(mean, 2.0)
+    b = lib.normal(1.5, std)
+    c = lib.normal(mean, std)
+    d = lib.normal(lib.zeros(2, 1, dtype=lib.float64), std.detach() * 0.3)
+    e = lib.normal(lib.zeros(20), 0.3)
+    (a.sum() + b.sum() + c.sum()).backward()  # the gradient of a sample is zero
+    return {"a": a, "b": b, "c": c, "d": d, "e": e, "mean": mean, "std": std}
+
+
+@register_program("normal_-in-place")
+def _(lib, inp):
+    lib.manual_seed(2)
+    w = lib.zeros(4, 5, requires_grad=True)
+    with lib.no_grad():
+        w.normal_(0, 0.01)  # d2l: net[0].weight.data.normal_(0, 0.01)
+    h = lib.ones(20).normal_()
+    x = lib.ones(3, requires_grad=True)
+    y = (x * 2).normal_(1.0, 3.0)
+    y.sum().backward()
+    return {"w": w, "h": h, "y": y, "x": x, "after": lib.randn(2)}
+
+
+@register_program("normal-errors")
+def _(lib, inp):
+    m = lib.zeros(3, requires_grad=True)
+    return {
+        "negative-std": attempt(lambda: lib.normal(0, -1, (2,))),
+        "negative-std-tensor-mean": attempt(lambda: lib.normal(m, -1.0)),
+        "negative-std-tensor": attempt(lambda: lib.normal(m, -lib.ones(3))),
+        "no-size": attempt(lambda: lib.normal(0.0, 1.0)),
+        "int-size": attempt(lambda: lib.normal(0, 1, 3)),
+        "int-mean-tensor": attempt(lambda: lib.normal(lib.tensor([1, 2]), 1.0)),
+        "int-dtype": attempt(lambda: lib.normal(0, 1, (2,), dtype=lib.int64)),
+        "shapes": attempt(lambda: lib.normal(lib.zeros(2), lib.ones(3))),
+        "normal_-leaf": attempt(lambda: m.normal_()),
+        "normal_-negative-std": attempt(lambda: lib.zeros(2).normal_(std=-1)),
+        "normal_-int": attempt(lambda: lib.zeros(2, dtype=lib.int64).normal_()),
+    }
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
