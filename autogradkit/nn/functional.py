@@ -19,7 +19,7 @@ from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
-from ..autograd.function import Elementwise, Reduction
+from ..autograd.function import Elementwise, Linear, Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops import softmax as _softmax
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
@@ -48,6 +48,8 @@ __all__ = [
     "silu",
     "softplus",
     "dropout",
+    "one_hot",
+    "embedding",
     "tanh",
     "softmax",
     "log_softmax",
@@ -1214,3 +1216,129 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     dtype = input._data.dtype
     mask = Tensor._make(kept.astype(dtype) / dtype.type(keep))
     return input.mul_(mask) if inplace else input * mask
+
+
+# ----------------------------------------------------------------------------- one_hot, embedding
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices as one-hot rows: an int64 tensor of shape ``(*tensor.shape,
+    num_classes)`` with a 1 in each index's column (``num_classes = -1``: the
+    largest index + 1). Not differentiable: indices have no gradient.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.one_hot(torch.tensor([0, 2, 1]))
+    tensor([[1, 0, 0],
+            [0, 0, 1],
+            [0, 1, 0]])
+    """
+    indices = tensor._data
+    if indices.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if indices.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(indices.max()) + 1
+    if indices.size and indices.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if (indices.size and indices.max() >= num_classes) or num_classes < 0:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    # Row i of the identity matrix is the one-hot row of class i.
+    return Tensor._make(np.eye(num_classes, dtype=np.int64)[indices])
+
+
+class Embedding(Linear):
+    """f(W) = W[indices]: the rows of the weight that the indices pick (a lookup,
+    linear in W);   ∂f/∂W sends each row of the gradient back to the row it was
+    read from, adding where an index repeats, and none to ``padding_idx``'s row."""
+
+    node_name = "EmbeddingBackward0"
+    formula = r"f(W) = W_{i,:} \qquad \frac{\partial \ell}{\partial W_{k,:}} = \sum_{n:\, i_n = k} g_{n,:}"
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        ctx.indices, ctx.padding_idx, ctx.rows = indices, padding_idx, weight.shape[0]
+        return weight[indices]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_weight = EmbeddingDenseBackward.in_formula(
+            grad_output, ctx.indices, ctx.rows, ctx.padding_idx
+        )
+        return grad_weight, None, None
+
+
+class EmbeddingDenseBackward(Linear):
+    """Embedding's backward as one operation (PyTorch's ``embedding_dense_backward``),
+    linear in g: f(g) = zeros with row k the sum of the g rows whose index is k
+    (none for ``padding_idx``);   its own gradient picks rows again (with those of
+    ``padding_idx`` zero)."""
+
+    node_name = "EmbeddingDenseBackwardBackward0"
+    formula = r"f(g)_{k,:} = \sum_{n:\, i_n = k,\ k \ne p} g_{n,:}"
+
+    @staticmethod
+    def forward(ctx, g, indices, rows, padding_idx):
+        ctx.indices, ctx.padding_idx = indices, padding_idx
+        grad_weight = np.zeros((rows, *g.shape[indices.ndim :]), g.dtype)
+        used = indices != padding_idx if padding_idx is not None else np.ones_like(indices, bool)
+        np.add.at(grad_weight, indices[used], g[used])  # repeated indices add up
+        return grad_weight
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        picked = Embedding.in_formula(grad_output, ctx.indices, ctx.padding_idx)
+        if ctx.padding_idx is not None:
+            used = (ctx.indices != ctx.padding_idx)[
+                (...,) + (None,) * (picked.ndim - ctx.indices.ndim)
+            ]
+            picked = select(np.broadcast_to(used, picked.shape), picked)
+        return picked, None, None, None
+
+
+def _check_indices(input: Tensor, function: str) -> np.ndarray:
+    """The int64 array of ``input``, refused in PyTorch's words otherwise."""
+    if input._data.dtype != np.int64:
+        got = "CPUBoolType" if input._data.dtype == np.bool_ else input.type()
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {got} instead (while checking arguments for {function})"
+        )
+    return input._data
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """The rows of ``weight`` at the indices ``input``: shape ``(*input.shape,
+    weight.shape[1])``. The row ``padding_idx`` gets no gradient.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> weight = torch.tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], requires_grad=True)
+    >>> torch.nn.functional.embedding(torch.tensor([2, 0, 2]), weight).sum().backward()
+    >>> weight.grad
+    tensor([[1., 1.],
+            [0., 0.],
+            [2., 2.]])
+    """
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "autogradkit's embedding takes no max_norm, scale_grad_by_freq or sparse"
+        )
+    indices = _check_indices(input, "embedding")
+    rows = weight.shape[0]
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += rows
+    return Embedding.apply(weight, indices, padding_idx)

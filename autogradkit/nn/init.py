@@ -18,6 +18,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "uniform_",
+    "normal_",
     "zeros_",
     "ones_",
     "constant_",
@@ -36,6 +37,32 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
     with no_grad():
         # PyTorch scales in the tensor's dtype: u·(b − a) + a.
         tensor.copy_(Tensor._make(np.asarray(draws * (high - low) + low, dtype=data.dtype)))
+    return tensor
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill ``tensor`` with numbers drawn from the normal distribution N(mean, std²):
+    PyTorch's numbers after the same ``manual_seed`` (with mean 0 and std 1, those
+    of ``torch.randn``; otherwise scaled as PyTorch scales them, perhaps a last bit
+    apart where PyTorch's kernel fuses the multiply and the add).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.nn.init.normal_(torch.empty(3), std=0.01)
+    tensor([ 0.0154, -0.0029, -0.0218])
+    """
+    gen = generator or random.default_generator
+    data = tensor.detach().numpy()
+    if data.size < 16:
+        # PyTorch's scalar path scales each float64 draw, then rounds to the dtype.
+        draws = gen._scalar_normals(data.size) * std + mean
+    else:
+        draws = gen.randn(data.shape, dtype=data.dtype) * data.dtype.type(std)
+        draws = draws + data.dtype.type(mean)
+    with no_grad():
+        tensor.copy_(Tensor._make(np.asarray(draws, dtype=data.dtype).reshape(data.shape)))
     return tensor
 
 

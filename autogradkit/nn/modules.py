@@ -45,6 +45,7 @@ __all__ = [
     "ModuleList",
     "ModuleDict",
     "ParameterList",
+    "Embedding",
     "Flatten",
     "Identity",
     "ReLU",
@@ -787,6 +788,80 @@ class ParameterList(Module):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, looked up by
+    index: ``nn.functional.embedding``. The weight starts standard normal (PyTorch's
+    numbers after the same ``manual_seed``), with the ``padding_idx`` row zero.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> table = torch.nn.Embedding(10, 3, padding_idx=0)
+    >>> table
+    Embedding(10, 3, padding_idx=0)
+    >>> table(torch.tensor([[0, 4], [4, 9]])).shape
+    autogradkit.Size([2, 2, 3])
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight: Tensor | None = None,
+        _freeze: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            self.weight = Parameter(
+                _creation.empty(num_embeddings, embedding_dim, dtype=dtype, device=device),
+                requires_grad=not _freeze,
+            )
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text
 
 
 class Flatten(Module):

@@ -1547,6 +1547,61 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- one_hot, Embedding
+
+
+@program("one_hot-and-embedding")
+def _(lib, inp):
+    """F.one_hot (shapes, inferred class count, refusals) and nn.Embedding: PyTorch's
+    weights after manual_seed (init.normal_, the padding row zero), lookups, the
+    gradient adding up repeated indices and skipping padding_idx, a create_graph
+    pass (EmbeddingDenseBackwardBackward0) differentiated again, and refusals."""
+    nn, F = lib.nn, lib.nn.functional
+    labels = lib.tensor([[0, 3], [2, 0]])
+    out: dict[str, object] = {
+        "one_hot": [
+            F.one_hot(labels),
+            F.one_hot(labels, 5),
+            F.one_hot(lib.tensor(2), 3),
+            F.one_hot(lib.tensor([], dtype=lib.long), 2),
+        ],
+        "one_hot_refused": [
+            attempt(lambda: F.one_hot(lib.tensor([0.0, 1.0]))),
+            attempt(lambda: F.one_hot(lib.tensor([True]))),
+            attempt(lambda: F.one_hot(lib.tensor([-1, 1]))),
+            attempt(lambda: F.one_hot(labels, 3)),
+            attempt(lambda: F.one_hot(lib.tensor([], dtype=lib.long))),
+        ],
+    }
+    lib.manual_seed(0)
+    table = nn.Embedding(6, 3, padding_idx=1)
+    plain = nn.Embedding(20, 2)  # 16 or more: randn's vectorised path
+    scaled = nn.init.normal_(lib.empty(4, 5), mean=1.0, std=0.5)
+    small = nn.init.normal_(lib.empty(3), std=0.01)
+    tokens = lib.tensor([[1, 2, 5], [2, 2, 0]])
+    looked_up = table(tokens)
+    (looked_up**2).sum().backward()
+    weight = table.weight
+    (grad,) = lib.autograd.grad((table(tokens) ** 3).sum(), weight, create_graph=True)
+    (again,) = lib.autograd.grad((grad * grad).sum(), weight)
+    out["embedding"] = {
+        "reprs": [repr(table), repr(plain), repr(nn.Embedding(3, 2, padding_idx=-1))],
+        "weights": [table.weight, plain.weight, scaled, small],
+        "looked_up": looked_up,
+        "grad": table.weight.grad,
+        "create_graph": [grad, grad.grad_fn.name(), again],
+        "functional": F.embedding(lib.tensor([0, 0, 3]), plain.weight, padding_idx=0),
+    }
+    out["embedding_refused"] = [
+        attempt(lambda: table(lib.tensor([6]))),
+        attempt(lambda: table(lib.tensor([-1]))),
+        attempt(lambda: table(lib.tensor([1.0]))),
+        attempt(lambda: table(lib.tensor([True]))),
+        attempt(lambda: nn.Embedding(3, 2, padding_idx=3)),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
