@@ -295,6 +295,30 @@ def test_gradients_accumulate_in_grad_across_passes():
     assert a.grad.item() == 8.0  # 4 + 4
 
 
+def test_gradients_from_many_paths_sum_and_what_each_node_sent_stays_as_sent():
+    """Three products send into one leaf: its gradient is their sum (the engine adds
+    the third into the sum it made of the first two, in place), while each gradient
+    a node sent keeps its values, as that node's post-hook saw it and as the step
+    records of a watched pass show it."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+
+    def products(sent: list):
+        terms = [a * c for c in (1.0, 2.0, 4.0)]
+        for t in terms:
+            t.grad_fn.register_hook(lambda grad_inputs, grad_outputs: sent.append(grad_inputs[0]))
+        return (terms[0] + terms[1] + terms[2]).sum()
+
+    sent: list = []
+    products(sent).backward()
+    assert a.grad.tolist() == [7.0, 7.0]
+    assert sorted(g.tolist() for g in sent) == [[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]]
+    a.grad.zero_()
+    records = list(torch.autograd.backward_steps(products([])))
+    assert a.grad.tolist() == [7.0, 7.0]
+    muls = [r for r in records if r.node.name() == "MulBackward0"]
+    assert sorted(r.grad_inputs[0].tolist() for r in muls) == [[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]]
+
+
 def test_a_step_can_undo_and_redo_its_grad_update():
     a = torch.tensor(2.0, requires_grad=True)
     (a * 3.0).backward()

@@ -28,6 +28,7 @@ from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
+from numpy import ndarray  # (np.ndarray costs more: NumPy's module has a __getattr__)
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import silently
@@ -236,6 +237,11 @@ class _GraphTask:
         # made itself (it may become .grad without a copy).
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
+        # The nodes whose waiting gradient is a sum _send made, added to in place
+        # (not while a stepper watches, which may show a buffer between steps; not
+        # under create_graph, whose gradients are tensors).
+        self.summed: set[Node] = set()
+        self.sums_in_place = not (observed or create_graph)
         self.ready: list = []
         # How many nodes went onto the heap: each entry's second field, which breaks
         # ties between equal sequence numbers (the leaves' AccumulateGrad) in the
@@ -417,9 +423,20 @@ class _GraphTask:
         if type(waiting) is list:  # a node with several outputs
             self._send_to_output(node, input_nr, grad)
             return
+        if node in self.summed:
+            # A sum this pass made (below), which nothing else holds: added to in
+            # place, without a new array for each further gradient (one per product
+            # into the fan-out's leaf). The same values as waiting + grad: in a plain
+            # pass every gradient sent is an array (a NumPy scalar if 0-d) of its
+            # input's shape and dtype (_send_on fits it), so no promotion, no
+            # broadcast; a sum of 0-d ones is a scalar, never in summed.
+            waiting += grad
+            return
         total = waiting + grad
         if type(node) is AccumulateGrad and type(total) is not Tensor:
             self.owned.add(node)  # a sum made here: ours to hand on
+        if type(total) is ndarray and self.sums_in_place:
+            self.summed.add(node)
         self.buffers[node] = total
 
     def _send_to_output(self, node: Node, output_nr: int, grad) -> None:
