@@ -42,9 +42,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill ``tensor`` with numbers drawn from the normal distribution N(mean, std²):
-    PyTorch's numbers after the same ``manual_seed`` (with mean 0 and std 1, those
-    of ``torch.randn``; otherwise scaled as PyTorch scales them, perhaps a last bit
-    apart where PyTorch's kernel fuses the multiply and the add).
+    ``tensor.normal_``, so PyTorch's numbers after the same ``manual_seed``.
 
     Examples
     --------
@@ -53,17 +51,8 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
     >>> torch.nn.init.normal_(torch.empty(3), std=0.01)
     tensor([ 0.0154, -0.0029, -0.0218])
     """
-    gen = generator or random.default_generator
-    data = tensor.detach().numpy()
-    if data.size < 16:
-        # PyTorch's scalar path scales each float64 draw, then rounds to the dtype.
-        draws = gen._scalar_normals(data.size) * std + mean
-    else:
-        draws = gen.randn(data.shape, dtype=data.dtype) * data.dtype.type(std)
-        draws = draws + data.dtype.type(mean)
     with no_grad():
-        tensor.copy_(Tensor._make(np.asarray(draws, dtype=data.dtype).reshape(data.shape)))
-    return tensor
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
