@@ -19,7 +19,7 @@ from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
 from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
-from ..autograd.function import Elementwise, Linear, Reduction
+from ..autograd.function import Elementwise, Function, Linear, Reduction
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops import softmax as _softmax
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
@@ -50,6 +50,7 @@ __all__ = [
     "dropout",
     "one_hot",
     "embedding",
+    "layer_norm",
     "tanh",
     "softmax",
     "log_softmax",
@@ -1342,3 +1343,124 @@ def embedding(
     if padding_idx is not None and padding_idx < 0:
         padding_idx += rows
     return Embedding.apply(weight, indices, padding_idx)
+
+
+# ----------------------------------------------------------------------------- layer_norm
+
+
+class NativeLayerNorm(Function):
+    """Normalise each sample over its last dimensions (the ``normalized_shape``), then
+    scale and shift elementwise:
+    x̂ = (x − μ)·r,  r = 1/√(σ² + eps),  y = γ·x̂ + β,
+    μ and σ² the mean and (biased) variance over those N elements. Backward, per sample:
+    ∂ℓ/∂x = r·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) with ĝ = γ·g;
+    ∂ℓ/∂γ = Σ g·x̂ and ∂ℓ/∂β = Σ g over the samples."""
+
+    node_name = "NativeLayerNormBackward0"
+    formula = r"y = \gamma\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta \qquad \frac{\partial \ell}{\partial x} = \frac{1}{\sqrt{\sigma^2 + \epsilon}}\Big(\hat g - \overline{\hat g} - \hat x\,\overline{\hat g\,\hat x}\Big)"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, eps):
+        weight = None if weight is _ABSENT else weight
+        bias = None if bias is _ABSENT else bias
+        axes = tuple(range(x.ndim - dims, x.ndim))
+        # In float64, rounded once at the end (PyTorch accumulates in float32).
+        wide = x.astype(np.float64)
+        mean = wide.mean(axis=axes, keepdims=True)
+        centered = wide - mean
+        rstd = 1 / np.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
+        out = centered * rstd
+        if weight is not None:
+            out = out * weight
+        if bias is not None:
+            out = out + bias
+        ctx.save_for_backward(x, weight)
+        ctx.axes, ctx.eps = axes, eps
+        ctx.x_hat = (centered * rstd).astype(x.dtype)
+        ctx.rstd = rstd.astype(x.dtype)
+        return out.astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        axes = ctx.axes
+        if isinstance(x, Tensor):
+            # A create_graph pass: x̂ and r recomputed from x, recorded, so that the
+            # second derivative sees how the mean and the variance move with x.
+            count = math.prod(x.shape[axis] for axis in axes)
+            centered = x - np.sum(x, axis=axes, keepdims=True) / count
+            variance = np.sum(centered * centered, axis=axes, keepdims=True) / count
+            rstd = 1 / np.sqrt(variance + ctx.eps)
+            x_hat = centered * rstd
+        else:
+            x_hat, rstd = ctx.x_hat, ctx.rstd
+        scaled = grad_output * weight if weight is not None else grad_output
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            count = math.prod(x_hat.shape[axis] for axis in axes)
+            mean_scaled = np.sum(scaled, axis=axes, keepdims=True) / count
+            mean_projection = np.sum(scaled * x_hat, axis=axes, keepdims=True) / count
+            grad_x = rstd * (scaled - mean_scaled - x_hat * mean_projection)
+        batch_axes = tuple(range(x_hat.ndim - len(axes)))
+        if ctx.needs_input_grad[1]:
+            grad_weight = np.sum(grad_output * x_hat, axis=batch_axes)
+        if ctx.needs_input_grad[2]:
+            grad_bias = np.sum(grad_output, axis=batch_axes)
+        return grad_x, grad_weight, grad_bias, None, None
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: tuple[int, ...] | list[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each sample over its last ``len(normalized_shape)`` dimensions to
+    mean 0 and variance 1, then scale by ``weight`` and shift by ``bias``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 6.0]], requires_grad=True)
+    >>> torch.nn.functional.layer_norm(x, (3,))
+    tensor([[-1.2247,  0.0000,  1.2247],
+            [-0.7071, -0.7071,  1.4142]], grad_fn=<NativeLayerNormBackward0>)
+    """
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+            f"not {type(normalized_shape).__name__}"
+        )
+    expected = [int(size) for size in normalized_shape]
+    shape = list(input.shape)
+    if weight is not None and list(weight.shape) != expected:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {expected}"
+        )
+    if bias is not None and list(bias.shape) != expected:
+        raise RuntimeError(
+            "Expected bias to be of same shape as normalized_shape, but got bias of shape "
+            f"{list(bias.shape)} and normalized_shape = {expected}"
+        )
+    if len(shape) < len(expected) or shape[len(shape) - len(expected) :] != expected:
+        wanted = ", ".join(["*", *map(str, expected)])
+        raise RuntimeError(
+            f"Given normalized_shape={expected}, expected input with shape [{wanted}], but got "
+            f"input of size{shape}"
+        )
+    _refuse_integer(input, "LayerNormKernelImpl")
+    # PyTorch's node always has three edges, (None, 0) for an absent weight or bias:
+    # a placeholder tensor stands in for it.
+    absent = Tensor._make(_ABSENT)
+    return NativeLayerNorm.apply(
+        input,
+        absent if weight is None else weight,
+        absent if bias is None else bias,
+        len(expected),
+        eps,
+    )
+
+
+_ABSENT = np.zeros(())  # the placeholder's array (recognised by identity in forward)

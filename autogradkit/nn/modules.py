@@ -46,6 +46,7 @@ __all__ = [
     "ModuleDict",
     "ParameterList",
     "Embedding",
+    "LayerNorm",
     "Flatten",
     "Identity",
     "ReLU",
@@ -862,6 +863,60 @@ class Embedding(Module):
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
         return text
+
+
+class LayerNorm(Module):
+    """Normalise each sample over its last dimensions (``normalized_shape``), then
+    scale and shift by learned ``weight`` (ones) and ``bias`` (zeros):
+    ``nn.functional.layer_norm``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> norm = torch.nn.LayerNorm(3)
+    >>> norm
+    LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=True)
+    >>> norm(torch.tensor([[1.0, 2.0, 3.0]]))
+    tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple[int, ...] | list[int],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(
+                _creation.ones(*self.normalized_shape, dtype=dtype, device=device)
+            )
+            if bias:
+                self.bias = Parameter(
+                    _creation.zeros(*self.normalized_shape, dtype=dtype, device=device)
+                )
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
 
 
 class Flatten(Module):

@@ -1602,6 +1602,72 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- LayerNorm
+
+
+@program(
+    "layer_norm",
+    {"x": Inp((2, 3, 4), F32), "g": Inp((2, 3, 4), F32), "x64": Inp((3, 4), F64)},
+    ignore_graph=True,  # the create_graph pass's graph is our formula's (docs/differences.md)
+)
+def _(lib, inp):
+    """F.layer_norm and nn.LayerNorm: values over the last one or two dimensions,
+    gradients of input, weight and bias, the node and its three edges ((None, 0)
+    for an absent weight or bias), second derivatives, gradcheck/gradgradcheck in
+    float64, reprs and parameter names, and the refusals."""
+    nn, F = lib.nn, lib.nn.functional
+    x = lib.tensor(inp["x"], requires_grad=True)
+    g = lib.tensor(inp["g"])
+    norm = nn.LayerNorm(4)
+    with lib.no_grad():
+        norm.weight.mul_(lib.tensor([0.5, 1.0, -2.0, 3.0]))
+        norm.bias.add_(0.25)
+    y = norm(x)
+    (y * g).sum().backward()
+    out: dict[str, object] = {
+        "y": y,
+        "grads": [x.grad, norm.weight.grad, norm.bias.grad],
+        "edges": [
+            [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+            for t in (y, F.layer_norm(x, (4,)), nn.LayerNorm(4, bias=False)(x))
+        ],
+        "node": y.grad_fn.name(),
+        "two_dims": F.layer_norm(x, (3, 4), eps=1e-3),
+        "no_affine": nn.LayerNorm([3, 4], elementwise_affine=False)(x),
+    }
+    x2 = lib.tensor(inp["x"], requires_grad=True)
+    (first,) = lib.autograd.grad((F.layer_norm(x2, (4,)) * g).pow(3).sum(), x2, create_graph=True)
+    (second,) = lib.autograd.grad((first * g).sum(), x2)
+    out["second"] = [first.detach(), second]
+    a = lib.tensor(inp["x64"], requires_grad=True)
+    w = lib.tensor([0.5, -1.0, 2.0, 1.5], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([0.1, 0.2, 0.3, 0.4], dtype=lib.float64, requires_grad=True)
+
+    def fn(a, w, b):
+        return F.layer_norm(a, (4,), w, b)
+
+    out["checks"] = [
+        lib.autograd.gradcheck(fn, (a, w, b)),
+        lib.autograd.gradgradcheck(fn, (a, w, b)),
+    ]
+    out["modules"] = [
+        repr(norm),
+        repr(nn.LayerNorm([3, 4], eps=1e-3, elementwise_affine=False)),
+        repr(nn.LayerNorm(4, bias=False)),
+        [name for name, _ in nn.LayerNorm(4, bias=False).named_parameters()],
+        list(nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)).state_dict()),
+    ]
+    out["refused"] = [
+        attempt(lambda: F.layer_norm(x, (3,))),
+        attempt(lambda: F.layer_norm(x, [2, 4])),
+        attempt(lambda: F.layer_norm(x.long(), (4,))),
+        attempt(lambda: F.layer_norm(x, (4,), lib.ones(2))),
+        attempt(lambda: F.layer_norm(x, (4,), None, lib.ones(3))),
+        attempt(lambda: F.layer_norm(x, 4)),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
