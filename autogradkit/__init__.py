@@ -111,6 +111,7 @@ from .ops.elementary import (
     trunc,
 )
 from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
+from .ops.ordering import argsort, sort, topk
 from .ops.pointwise import (
     abs,
     absolute,
@@ -180,6 +181,7 @@ __all__ = [
     "arctan",
     "argmax",
     "argmin",
+    "argsort",
     "as_tensor",
     "asin",
     "atan",
@@ -303,6 +305,7 @@ __all__ = [
     "sign",
     "sin",
     "sinh",
+    "sort",
     "Size",
     "softmax",
     "sqrt",
@@ -319,6 +322,7 @@ __all__ = [
     "t",
     "tan",
     "tanh",
+    "topk",
     "Tensor",
     "tensor",
     "trace",

@@ -342,6 +342,20 @@ class MathMethods(TensorBase):
     def equal(self, other) -> bool:
         return ops.select.equal(self, other)
 
+    def sort(self, dim: int = -1, descending: bool = False, **stable):
+        # stable=... only when given: PyTorch names the node by whether it was.
+        if isinstance(dim, bool):
+            raise ops.ordering.bool_dim_error("sort", method=True)
+        return ops.ordering.sort(self, dim, descending, **stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False):
+        if isinstance(dim, bool):
+            raise ops.ordering.bool_dim_error("argsort", method=True)
+        return ops.ordering.argsort(self, dim, descending, stable=stable)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        return ops.ordering.topk(self, k, dim, largest, sorted)
+
     def masked_fill(self, mask, value):
         return ops.select.masked_fill(self, mask, value)
 

@@ -7,7 +7,7 @@ prints as PyTorch prints it.
 
 from __future__ import annotations
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "sort", "topk"]
 
 
 class _ValuesIndices(tuple):
@@ -43,5 +43,17 @@ class max(_ValuesIndices):  # PyTorch's name for what max(dim) returns
 
 class min(_ValuesIndices):  # PyTorch's name for what min(dim) returns
     """What ``min(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class sort(_ValuesIndices):  # PyTorch's name for what sort returns
+    """What ``sort(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class topk(_ValuesIndices):  # PyTorch's name for what topk returns
+    """What ``topk(input, k, dim)`` returns."""
 
     __slots__ = ()

@@ -321,6 +321,15 @@ REDUCTIONS = [
 ]
 
 REARRANGE = [
+    unary("sort", lambda L, a: a.sort().values),
+    unary(
+        "sort_descending_dim0", lambda L, a: L.sort(a, 0, descending=True).values, shapes=NONSCALAR
+    ),
+    unary("sort_stable", lambda L, a: a.sort(stable=True).values, shapes=NONSCALAR),
+    unary("topk", lambda L, a: a.topk(2).values, shapes=NONSCALAR),
+    unary(
+        "topk_smallest_dim0", lambda L, a: L.topk(a, 1, 0, largest=False).values, shapes=NONSCALAR
+    ),
     unary("flip", lambda L, a: a.flip(0), shapes=NONSCALAR),
     unary("flip_all", lambda L, a: L.flip(a, tuple(range(a.dim())))),
     unary("roll", lambda L, a: a.roll(1, -1), shapes=NONSCALAR),

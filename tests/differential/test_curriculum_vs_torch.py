@@ -549,6 +549,75 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- sort, argsort, topk
+
+for dt in FLOATS:
+    op(f"sort-{dt}", lambda lib, x: x.sort(), {"x": Inp((3, 4), dt, "ties")})
+    op(
+        f"sort-descending-dim0-{dt}",
+        lambda lib, x: lib.sort(x, 0, descending=True),
+        {"x": Inp((4, 3), dt, "ties")},
+    )
+    op(f"topk-{dt}", lambda lib, x: x.topk(2), {"x": Inp((3, 5), dt)})
+    op(
+        f"topk-smallest-dim0-{dt}",
+        lambda lib, x: lib.topk(x, 3, dim=0, largest=False),
+        {"x": Inp((5, 2), dt)},
+    )
+op(
+    "sort-stable-keyword",
+    lambda lib, x: x.sort(dim=-1, stable=True),
+    {"x": Inp((2, 5), F64, "ties")},
+)
+op(
+    "sort-stable-none",
+    lambda lib, x: lib.sort(x, stable=None, dim=0),
+    {"x": Inp((3, 2), F64, "ties")},
+)
+op("sort-0d", lambda lib, x: x.sort(), {"x": Inp((), F64)})
+op("topk-0d", lambda lib, x: (x.topk(1), x.topk(0)), {"x": Inp((), F64)})
+op("topk-k-0", lambda lib, x: x.topk(0), {"x": Inp((2, 3), F64)})
+op("topk-unsorted", lambda lib, x: x.topk(3, sorted=False), {"x": Inp((6,), F64)})
+op(
+    "sort-then-sum-of-largest",
+    lambda lib, x: x.sort(descending=True).values[:, :2].sum(),
+    {"x": Inp((3, 4), F32)},
+)
+op2(
+    "sort-double-backward",
+    lambda lib, x: x.sort().values ** 2 * lib.arange(4.0, dtype=lib.float64),
+    {"x": Inp((4,), F64)},
+)
+op2("topk-double-backward", lambda lib, x: x.topk(2).values ** 3, {"x": Inp((5,), F64)})
+
+
+@register_program("sort-argsort-topk-ints-nans-errors", {"i": Inp((3, 4), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    nans = lib.tensor([float("nan"), 1.0, float("nan"), -2.0, 3.0])
+    return {
+        "sort-int": i.sort(1),
+        "sort-int-descending": i.sort(0, True),
+        "sort-bool": (i > 0).sort(),
+        "argsort": i.argsort(),
+        "argsort-descending": lib.argsort(i, 0, True),
+        "argsort-stable": lib.argsort(i, dim=1, stable=True),
+        "argsort-bool-dim-method": attempt(lambda: i.argsort(True)),
+        "argsort-bool-dim": attempt(lambda: lib.argsort(i, True)),
+        "sort-bool-dim-method": attempt(lambda: i.sort(True)),
+        "topk-int": (i * 10 + lib.arange(4)).topk(2, 1),  # no ties: see docs/differences.md
+        "sort-nan": nans.sort(),
+        "sort-nan-descending": nans.sort(descending=True),
+        "argsort-nan": nans.argsort(descending=True),
+        "topk-nan": nans.topk(3),
+        "topk-nan-smallest": nans.topk(3, largest=False),
+        "topk-too-large": attempt(lambda: i.topk(5)),
+        "topk-negative": attempt(lambda: i.topk(-1)),
+        "sort-bool-dim": attempt(lambda: lib.sort(i, True)),
+        "sort-dim-out-of-range": attempt(lambda: i.sort(2)),
+    }
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
