@@ -25,6 +25,8 @@ __all__ = [
     "calculate_gain",
     "kaiming_uniform_",
     "xavier_uniform_",
+    "kaiming_normal_",
+    "xavier_normal_",
 ]
 
 
@@ -78,6 +80,15 @@ def _fans(tensor: Tensor) -> tuple[int, int]:
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
+def _fan(tensor: Tensor, mode: str) -> int:
+    """The fan the Kaiming initialisations keep the variance for: ``'fan_in'`` keeps
+    the forward pass's, ``'fan_out'`` the backward pass's."""
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
+    fan_in, fan_out = _fans(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The factor that keeps activations' variance steady through ``nonlinearity``."""
     if nonlinearity in ("linear", "sigmoid", "conv1d", "conv2d", "conv3d"):
@@ -100,8 +111,7 @@ def kaiming_uniform_(
     generator=None,
 ) -> Tensor:
     """Uniform in [−bound, bound] with bound = gain·√(3/fan) (He et al., 2015)."""
-    fan_in, fan_out = _fans(tensor)
-    fan = fan_in if mode == "fan_in" else fan_out
+    fan = _fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
@@ -114,3 +124,41 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
+    """Normal with mean 0 and std = gain/√fan (He et al., 2015): the variance that
+    keeps a ReLU network's activations (``mode='fan_in'``) or gradients
+    (``'fan_out'``) from growing or shrinking layer by layer.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.nn.init.kaiming_normal_(torch.empty(2, 8), nonlinearity="relu")[0, :3]
+    tensor([-0.5629, -0.5762, -0.1253])
+    """
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Normal with mean 0 and std = gain·√(2/(fan_in + fan_out)) (Glorot & Bengio, 2010).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.nn.init.xavier_normal_(torch.empty(2, 3))
+    tensor([[ 0.9746, -0.1856, -1.3780],
+            [ 0.3595, -0.6859, -0.8845]])
+    """
+    fan_in, fan_out = _fans(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)

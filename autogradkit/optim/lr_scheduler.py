@@ -26,6 +26,7 @@ compose). Creating a scheduler counts as its step 0: it records each group's
 from __future__ import annotations
 
 import functools
+import math
 import types
 import warnings
 import weakref
@@ -36,7 +37,15 @@ from typing import Any
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR"]
+__all__ = [
+    "LRScheduler",
+    "LambdaLR",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "LinearLR",
+    "CosineAnnealingLR",
+]
 
 _SCHEDULE_DOCS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
 
@@ -299,3 +308,114 @@ class ExponentialLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list[float]:
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """lr × a factor that moves in a straight line from ``start_factor`` to
+    ``end_factor`` over ``total_iters`` epochs, then stays (a warm-up, with the
+    defaults: from lr/3 to lr in 5 epochs).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> warmup = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.25, total_iters=3)
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     optimizer.step()
+    ...     rates.append(round(warmup.get_last_lr()[0], 4))
+    ...     warmup.step()
+    >>> rates
+    [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                "equal to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._current_lrs()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        # The chainable form: the ratio of this epoch's factor to the last one's,
+        # f_e / f_(e−1) = 1 + Δ / (total·start + (e − 1)·Δ), Δ = end − start.
+        change = self.end_factor - self.start_factor
+        ratio = 1.0 + change / (
+            self.total_iters * self.start_factor + (self.last_epoch - 1) * change
+        )
+        return [lr * ratio for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        done = min(self.total_iters, self.last_epoch) / self.total_iters
+        factor = self.start_factor + (self.end_factor - self.start_factor) * done
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """lr follows half a cosine from its initial value down to ``eta_min`` over
+    ``T_max`` epochs (then back up, and so on):
+    lr_e = η_min + (lr₀ − η_min)·(1 + cos(π·e/T_max))/2.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=4)
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     optimizer.step()
+    ...     rates.append(round(cosine.get_last_lr()[0], 4))
+    ...     cosine.step()
+    >>> rates
+    [1.0, 0.8536, 0.5, 0.1464, 0.0]
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        lrs, low = self._current_lrs(), self.eta_min
+        if self._is_initial:
+            return lrs
+        if self._step_count == 1 and self.last_epoch > 0:  # resumed at a later epoch
+            return self._get_closed_form_lr()
+        if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
+            # At the bottom of the cosine the ratio below would divide by 0: take
+            # the step up from η_min directly.
+            rise = (1 - math.cos(math.pi / self.T_max)) / 2
+            return [lr + (base_lr - low) * rise for lr, base_lr in zip(lrs, self.base_lrs)]
+        # The chainable form: (lr − η_min) scaled by the ratio of consecutive cosines.
+        ratio = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / (
+            1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max)
+        )
+        return [ratio * (lr - low) + low for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [
+            self.eta_min
+            + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base_lr in self.base_lrs
+        ]

@@ -1602,6 +1602,31 @@ def _(lib, inp):
     return out
 
 
+@program("init-normal-family")
+def _(lib, inp):
+    """nn.init.kaiming_normal_ (fan_in, fan_out, the gains) and xavier_normal_:
+    PyTorch's numbers after manual_seed (tensor.normal_ with the init's std), and
+    the refusals (an unknown mode, a vector)."""
+    init = lib.nn.init
+    lib.manual_seed(0)
+    return {
+        "kaiming": [
+            init.kaiming_normal_(lib.empty(4, 5)),
+            init.kaiming_normal_(lib.empty(3, 8), mode="fan_out", nonlinearity="relu"),
+            init.kaiming_normal_(lib.empty(5, 6), a=0.2),
+        ],
+        "xavier": [init.xavier_normal_(lib.empty(6, 4)), init.xavier_normal_(lib.empty(2, 3), 2)],
+        "model": lib.nn.Linear(3, 2)
+        .apply(lambda m: init.xavier_normal_(m.weight) if isinstance(m, lib.nn.Linear) else None)
+        .weight,
+        "refused": [
+            attempt(lambda: init.kaiming_normal_(lib.empty(2, 3), mode="fan")),
+            attempt(lambda: init.kaiming_uniform_(lib.empty(2, 3), mode="fan")),
+            attempt(lambda: init.xavier_normal_(lib.empty(3))),
+        ],
+    }
+
+
 # ----------------------------------------------------------------------------- LayerNorm
 
 
@@ -1923,6 +1948,10 @@ SCHEDULERS = {
     "exponential": lambda S, o: S.ExponentialLR(o, gamma=0.9),
     "lambda": lambda S, o: S.LambdaLR(o, lambda epoch: 1 / (epoch + 1)),
     "lambda-per-group": lambda S, o: S.LambdaLR(o, [lambda e: 0.5**e, lambda e: e + 1]),
+    "linear": lambda S, o: S.LinearLR(o),
+    "linear-short": lambda S, o: S.LinearLR(o, start_factor=0.25, end_factor=0.5, total_iters=3),
+    "cosine": lambda S, o: S.CosineAnnealingLR(o, T_max=2, eta_min=0.01),
+    "cosine-long": lambda S, o: S.CosineAnnealingLR(o, T_max=10),
 }
 
 
@@ -1981,7 +2010,17 @@ def _(lib, inp):
     resumed = S.StepLR(optimizer, step_size=2)
     resumed.load_state_dict(first.state_dict())
     out["loaded"] = [resumed.last_epoch, resumed.get_last_lr(), resumed.gamma]
+    restarted = lib.optim.SGD([w], lr=1.0)
+    restarted.param_groups[0]["initial_lr"] = 2.0
+    cosine = S.CosineAnnealingLR(restarted, T_max=8, last_epoch=3)  # resumed at epoch 3
+    jumped_cosine = S.CosineAnnealingLR(lib.optim.SGD([w], lr=1.0), T_max=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        jumped_cosine.step(6)
+    out["resumed_cosine"] = [cosine.get_last_lr(), jumped_cosine.get_last_lr()]
     out["refused"] = [
+        attempt(lambda: S.LinearLR(lib.optim.SGD([w], lr=1.0), start_factor=0)),
+        attempt(lambda: S.LinearLR(lib.optim.SGD([w], lr=1.0), end_factor=1.5)),
         attempt(lambda: S.StepLR("sgd", step_size=1)),
         attempt(lambda: S.LambdaLR(optimizer, [lambda e: 1.0, lambda e: 2.0])),
         attempt(lambda: S.StepLR(lib.optim.SGD([w], lr=1.0), 2, last_epoch=3)),
