@@ -37,6 +37,7 @@ from ._creation import (
     randint,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -145,6 +146,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.softmax import log_softmax, logsumexp, softmax
+from .ops.special import addcmul, atan2, erf, hypot, isclose, lerp, xlogy
 from .ops.split import chunk, split, unbind
 from .ops.statistics import amax, amin, std, var
 from .tensor import Size, Tensor
@@ -170,6 +172,7 @@ __all__ = [
     "acos",
     "add",
     "addmm",
+    "addcmul",
     "all",
     "allclose",
     "amax",
@@ -179,12 +182,14 @@ __all__ = [
     "arccos",
     "arcsin",
     "arctan",
+    "arctan2",
     "argmax",
     "argmin",
     "argsort",
     "as_tensor",
     "asin",
     "atan",
+    "atan2",
     "autograd",
     "bool",
     "cat",
@@ -211,6 +216,7 @@ __all__ = [
     "empty_like",
     "enable_grad",
     "equal",
+    "erf",
     "exp",
     "exp2",
     "expm1",
@@ -227,6 +233,7 @@ __all__ = [
     "full",
     "full_like",
     "gather",
+    "hypot",
     "get_default_device",
     "get_default_dtype",
     "get_printoptions",
@@ -241,9 +248,11 @@ __all__ = [
     "is_warn_always_enabled",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
+    "isclose",
     "set_anomaly_enabled",
     "is_tensor",
     "linspace",
+    "lerp",
     "log",
     "log10",
     "log1p",
@@ -289,6 +298,7 @@ __all__ = [
     "randint",
     "randn",
     "randn_like",
+    "randperm",
     "reciprocal",
     "relu",
     "reshape",
@@ -334,6 +344,7 @@ __all__ = [
     "unsqueeze",
     "var",
     "where",
+    "xlogy",
     "zeros",
     "zeros_like",
 ]
@@ -348,6 +359,7 @@ negative = neg
 arcsin = asin
 arccos = acos
 arctan = atan
+arctan2 = atan2
 
 
 def is_tensor(obj) -> _builtins.bool:

@@ -450,6 +450,33 @@ def randn(
     return _leaf(gen.randn(shape, _float_dtype(dtype, "randn")), requires_grad)
 
 
+def randperm(
+    n: int, *, generator=None, dtype: DType | None = None, requires_grad: bool = False, **kwargs
+) -> Tensor:
+    """A random permutation of ``0, 1, …, n-1`` (int64 by default): the one PyTorch
+    gives after the same ``manual_seed``. A DataLoader with ``shuffle=True`` draws
+    its order this way.
+
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randperm(5)
+    tensor([4, 0, 1, 3, 2])
+    """
+    from . import random
+
+    _check_device(kwargs.pop("device", None))
+    _no_extra(kwargs, "randperm")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(
+            f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"
+        )
+    gen = generator or random.default_generator
+    values = gen.randperm(int(n))
+    if dtype is not None:
+        values = values.astype(_check_dtype(dtype, "randperm").numpy)
+    return _leaf(values, requires_grad)
+
+
 def randint(low, high=None, size=None, dtype: DType | None = None, generator=None) -> Tensor:
     """Random integers in ``[low, high)``."""
     from . import random

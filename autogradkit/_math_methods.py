@@ -307,6 +307,35 @@ class MathMethods(TensorBase):
     def frac(self):
         return ops.elementary.frac(self)
 
+    def erf(self):
+        return ops.special.erf(self)
+
+    def atan2(self, other):
+        return ops.special.atan2(self, other)
+
+    arctan2 = atan2
+
+    def hypot(self, other):
+        return ops.special.hypot(self, other)
+
+    def xlogy(self, other):
+        return ops.special.xlogy(self, other)
+
+    def lerp(self, end, weight):
+        return ops.special.lerp(self, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return ops.special.addcmul(self, tensor1, tensor2, value=value)
+
+    def isclose(
+        self,
+        other,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ):
+        return ops.special.isclose(self, other, rtol, atol, equal_nan)
+
     # -- softmax, products, norms -------------------------------------------------
     def softmax(self, *args, **kwargs):
         return ops.softmax.softmax(self, *args, **kwargs)

@@ -719,6 +719,24 @@ class Generator:
                     self._normal_cache = r * sin(theta)
         return np.array(out, dtype=np.float64)
 
+    def randperm(self, n: int) -> np.ndarray:
+        """A random permutation of ``0 … n-1`` as int64, as ``torch.randperm(n)``:
+        PyTorch's Fisher-Yates shuffle, which swaps element i with element
+        ``i + random() % (n - i)`` for i = 0 … n-2 (one 32-bit draw each)."""
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+        if n >= 2**32 // 20:  # pragma: no cover - PyTorch switches to random64 there
+            raise NotImplementedError("autogradkit's randperm takes n < 214748364")
+        result = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return result
+        draws = self.random_bits32(n - 1).tolist()
+        order = result.tolist()  # a Python list: element swaps are cheaper than on arrays
+        for i, draw in enumerate(draws):
+            j = i + draw % (n - i)
+            order[i], order[j] = order[j], order[i]
+        return np.array(order, dtype=np.int64)
+
     def randint(self, low: int, high: int, shape: Sequence[int] | int) -> np.ndarray:
         """Integers in ``[low, high)`` as int64, as ``torch.randint(low, high, shape)``."""
         low = operator.index(low)

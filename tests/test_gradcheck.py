@@ -321,6 +321,14 @@ REDUCTIONS = [
 ]
 
 REARRANGE = [
+    unary("erf", lambda L, a: L.erf(a)),
+    binary("atan2", lambda L, a, b: L.atan2(a, b), ("real", "nonzero")),
+    binary("hypot", lambda L, a, b: a.hypot(b), ("nonzero", "nonzero")),
+    binary("xlogy", lambda L, a, b: L.xlogy(a, b), ("nonzero", "positive")),
+    unary("xlogy_number", lambda L, a: L.xlogy(a, 2.5)),
+    binary("lerp", lambda L, a, b: L.lerp(a, b, 0.3)),
+    binary("lerp_tensor_weight", lambda L, a, w: L.lerp(a, a * 2 + 1, w), ("real", "unit")),
+    binary("addcmul", lambda L, a, b: L.addcmul(a, b, a, value=-0.5)),
     unary("sort", lambda L, a: a.sort().values),
     unary(
         "sort_descending_dim0", lambda L, a: L.sort(a, 0, descending=True).values, shapes=NONSCALAR

@@ -10,6 +10,9 @@ next to its forward, grouped by kind:
 * :mod:`.rearrange` — ``flip, roll, index_select, tril, triu, diag, trace``
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
+* :mod:`.special` — ``erf, atan2, hypot, xlogy, lerp, addcmul`` (and ``isclose``)
+* :mod:`.ordering` — ``sort, argsort, topk``
+* :mod:`.sampling` — ``normal`` (PyTorch's numbers)
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)
 * :mod:`.linalg` — ``matmul, mm, mv, dot``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)

@@ -618,6 +618,112 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
+
+for dt in FLOATS:
+    op(f"erf-{dt}", lambda lib, x: lib.erf(x), {"x": Inp((2, 3), dt)})
+    op(
+        f"atan2-{dt}",
+        lambda lib, y, x: lib.atan2(y, x),
+        {"y": Inp((2, 3), dt), "x": Inp((2, 3), dt)},
+    )
+    op(f"hypot-{dt}", lambda lib, x, y: x.hypot(y), {"x": Inp((2, 3), dt), "y": Inp((3,), dt)})
+    op(
+        f"xlogy-{dt}",
+        lambda lib, x, y: lib.xlogy(x, y),
+        {"x": Inp((2, 3), dt, "halves"), "y": Inp((2, 3), dt, "positive")},
+    )
+    op(
+        f"lerp-{dt}",
+        lambda lib, a, b: lib.lerp(a, b, 0.3),
+        {"a": Inp((2, 3), dt), "b": Inp((2, 3), dt)},
+    )
+    op(
+        f"addcmul-{dt}",
+        lambda lib, s, a, b: lib.addcmul(s, a, b, value=0.5),
+        {"s": Inp((2, 3), dt), "a": Inp((3,), dt), "b": Inp((2, 3), dt)},
+    )
+op("erf-method-0d", lambda lib, x: x.erf(), {"x": Inp((), F64)})
+op(
+    "atan2-method-broadcast",
+    lambda lib, y, x: y.atan2(x),
+    {"y": Inp((2, 1), F64), "x": Inp((3,), F64)},
+)
+op(
+    "arctan2",
+    lambda lib, y, x: lib.arctan2(y, x) + y.arctan2(x),
+    {"y": Inp((3,), F64), "x": Inp((3,), F64)},
+)
+op(
+    "xlogy-method",
+    lambda lib, x, y: x.xlogy(y),
+    {"x": Inp((4,), F64, "binary"), "y": Inp((4,), F64, "positive")},
+)
+op("xlogy-number-second", lambda lib, x: lib.xlogy(x, 2.0), {"x": Inp((4,), F32)})
+op("xlogy-number-first", lambda lib, y: lib.xlogy(2.0, y), {"y": Inp((4,), F32, "positive")})
+op(
+    "lerp-tensor-weight",
+    lambda lib, a, b, w: lib.lerp(a, b, w),
+    {"a": Inp((2, 3), F64), "b": Inp((3,), F64), "w": Inp((2, 3), F64, "unit")},
+)
+op(
+    "lerp-method-ends",
+    lambda lib, a, b: (a.lerp(b, 0.0), a.lerp(b, 1.0), a.lerp(b, 0.75)),
+    {"a": Inp((4,), F32), "b": Inp((4,), F32)},
+)
+op(
+    "addcmul-method-default-value",
+    lambda lib, s, a: s.addcmul(a, a),
+    {"s": Inp((3,), F64), "a": Inp((3,), F64)},
+)
+op2("erf-double-backward", lambda lib, x: lib.erf(x), {"x": Inp((3,), F64)})
+op2("atan2-double-backward", lambda lib, x: lib.atan2(x, x * x + 1), {"x": Inp((3,), F64)})
+op2("hypot-double-backward", lambda lib, x: lib.hypot(x, x + 2), {"x": Inp((3,), F64)})
+op2("xlogy-double-backward", lambda lib, x: lib.xlogy(x, x * x + 1), {"x": Inp((3,), F64)})
+op2("lerp-double-backward", lambda lib, x: lib.lerp(x, x * x, 0.25), {"x": Inp((3,), F64)})
+op2(
+    "addcmul-double-backward",
+    lambda lib, x: lib.addcmul(x, x, x * 3, value=2),
+    {"x": Inp((3,), F64)},
+)
+
+
+@register_program("erf-xlogy-isclose-edges-and-errors", {"i": Inp((4,), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    x = lib.tensor([0.0, 1.0, float("nan"), float("inf"), -float("inf"), 1e-7])
+    return {
+        "erf-int": lib.erf(i),
+        "atan2-int": lib.atan2(i, i + 10),
+        "hypot-int-float": lib.hypot(i, lib.ones(4)),
+        "erf-edges": x.erf(),
+        "xlogy-zeros": lib.xlogy(lib.tensor([0.0, 1.0, 0.0]), lib.tensor([0.0, 0.0, float("nan")])),
+        "isclose": lib.isclose(x, x + 1e-9),
+        "isclose-nan": lib.isclose(x, x, equal_nan=True),
+        "isclose-tolerances": x.isclose(lib.zeros(6), rtol=0, atol=1e-6),
+        "isclose-int": lib.isclose(i, i + 1, atol=1),
+        "isclose-dtypes": attempt(lambda: lib.isclose(x, x.double())),
+        "isclose-number": attempt(lambda: lib.isclose(x, 1.0)),
+        "atan2-number": attempt(lambda: lib.atan2(x, 2.0)),
+        "hypot-number": attempt(lambda: lib.hypot(x, 2.0)),
+        "lerp-number-end": attempt(lambda: lib.lerp(x, 1.0, 0.3)),
+        "lerp-int": attempt(lambda: lib.lerp(i, i, 0.5)),
+        "addcmul-number": attempt(lambda: lib.addcmul(x, x, 2.0)),
+    }
+
+
+@register_program("randperm")
+def _(lib, inp):
+    lib.manual_seed(0)
+    out = {f"n{n}": lib.randperm(n) for n in (0, 1, 2, 5, 10, 100, 1000)}
+    out["float"] = lib.randperm(6, dtype=lib.float32)
+    out["then-randn"] = lib.randn(3)
+    out["generator"] = lib.randperm(8, generator=lib.manual_seed(5))
+    out["shuffled-rows"] = lib.arange(12.0).reshape(6, 2)[lib.randperm(6)]
+    out["negative"] = attempt(lambda: lib.randperm(-1))
+    return out
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
