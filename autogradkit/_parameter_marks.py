@@ -24,3 +24,20 @@ def mark(tensor: Any) -> None:
 def is_marked(tensor: Any) -> bool:
     ref = _marked.get(id(tensor))
     return ref is not None and ref() is tensor
+
+
+# Parameters of a lazy module (nn.LazyLinear) before its first call: no shape yet.
+_uninitialized: dict[int, weakref.ref] = {}
+
+
+def mark_uninitialized(tensor: Any, uninitialized: bool = True) -> None:
+    key = id(tensor)
+    if uninitialized:
+        _uninitialized[key] = weakref.ref(tensor, lambda _: _uninitialized.pop(key, None))
+    else:
+        _uninitialized.pop(key, None)
+
+
+def is_uninitialized(tensor: Any) -> bool:
+    ref = _uninitialized.get(id(tensor))
+    return ref is not None and ref() is tensor

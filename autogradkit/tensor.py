@@ -520,8 +520,11 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
 
     # -- printing ---------------------------------------------------------------
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from ._parameter_marks import is_marked
+        from ._parameter_marks import is_marked, is_uninitialized
         from ._tensor_str import format_tensor
+
+        if is_uninitialized(self):  # a lazy module's parameter before its first call
+            return "<UninitializedParameter>"
 
         try:
             grad_fn = self.grad_fn

@@ -4,7 +4,7 @@ users. A model is a :class:`Module` holding :class:`Parameter` tensors; its
 parameter.
 """
 
-from . import functional, init, utils
+from . import functional, init, parameter, utils
 from .modules import (
     ELU,
     GELU,
@@ -18,6 +18,7 @@ from .modules import (
     Identity,
     L1Loss,
     LayerNorm,
+    LazyLinear,
     LeakyReLU,
     Linear,
     LogSoftmax,
@@ -36,15 +37,18 @@ from .modules import (
     Softplus,
     Tanh,
 )
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
 __all__ = [
     "functional",
     "init",
     "utils",
+    "parameter",
+    "UninitializedParameter",
     "Module",
     "Parameter",
     "Linear",
+    "LazyLinear",
     "Sequential",
     "ModuleList",
     "ModuleDict",

@@ -36,11 +36,12 @@ from ..ops import pointwise, shape
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter, materialize
 
 __all__ = [
     "Module",
     "Linear",
+    "LazyLinear",
     "Sequential",
     "ModuleList",
     "ModuleDict",
@@ -247,7 +248,11 @@ class Module:
 
     def state_dict(self) -> OrderedDict:
         """Every parameter by name, detached (for saving or comparing)."""
-        return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+        return OrderedDict(
+            # (a lazy module's parameter before its first call is listed as it is)
+            (name, p if isinstance(p, UninitializedParameter) else p.detach())
+            for name, p in self.named_parameters()
+        )
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
         """Copy the parameters' values from ``state_dict`` (as :meth:`state_dict`
@@ -274,6 +279,9 @@ class Module:
                 if name not in state_dict:
                     continue
                 value = state_dict[name]
+                if isinstance(param, UninitializedParameter):
+                    # A lazy module takes the checkpoint's shapes (before any call).
+                    materialize(param, tuple(value.shape))
                 if tuple(value.shape) != tuple(param.shape):
                     errors.append(
                         f"size mismatch for {name}: copying a param with shape {value.shape} from "
@@ -441,6 +449,52 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+class LazyLinear(Linear):
+    """A Linear layer whose ``in_features`` is read from its first input: until then
+    its parameters are uninitialized (``<UninitializedParameter>``); the first call
+    gives them their shapes, draws them as ``Linear`` draws them (so the numbers are
+    PyTorch's after the same seed), and the module becomes a ``Linear``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> layer = torch.nn.LazyLinear(2)
+    >>> layer
+    LazyLinear(in_features=0, out_features=2, bias=True)
+    >>> layer(torch.ones(5, 3)).shape
+    autogradkit.Size([5, 2])
+    >>> layer
+    Linear(in_features=3, out_features=2, bias=True)
+    """
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        Module.__init__(self)  # (not Linear's: there is no in_features to draw for yet)
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        if self.in_features != 0 and not isinstance(self.weight, UninitializedParameter):
+            super().reset_parameters()
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.in_features == 0:  # (also when loaded from a checkpoint, as PyTorch)
+            self.in_features = input.shape[-1]
+        if isinstance(self.weight, UninitializedParameter):
+            with no_grad():
+                materialize(self.weight, (self.out_features, self.in_features))
+                if self.bias is not None:
+                    materialize(self.bias, (self.out_features,))
+                self.reset_parameters()
+        # From now on an ordinary Linear (as in PyTorch, type(layer) changes too).
+        self.__class__ = Linear  # type: ignore[assignment]
+        return F.linear(input, self.weight, self.bias)
 
 
 class Sequential(Module):

@@ -1693,6 +1693,62 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- LazyLinear
+
+
+@program("lazy-linear")
+def _(lib, inp):
+    """nn.LazyLinear as d2l's concise chapters use it: uninitialized parameters
+    (printed, listed, in the state_dict, handed to an optimizer), the first call
+    drawing Linear's numbers and turning the module into a Linear, training with the
+    optimizer made before it, init by apply() afterwards, and a clone loading a
+    checkpoint before any call."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+    before = {
+        "repr": repr(net),
+        "weight": repr(net[0].weight),
+        "names": [name for name, _ in net.named_parameters()],
+        "state_dict": [[k, repr(v)] for k, v in net.state_dict().items()],
+        "lazy": [isinstance(p, nn.parameter.UninitializedParameter) for p in net.parameters()],
+        "types": [type(m).__name__ for m in net],
+    }
+    optimizer = lib.optim.SGD(net.parameters(), lr=0.1)
+    x = lib.tensor([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0]])
+    losses = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        loss = net(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+    after = {
+        "repr": repr(net),
+        "types": [type(m).__name__ for m in net],
+        "params": list(net.parameters()),
+        "lazy": [isinstance(p, nn.parameter.UninitializedParameter) for p in net.parameters()],
+        "losses": losses,
+    }
+
+    def init_normal(module):
+        if type(module) == nn.Linear:  # noqa: E721  # as d2l writes it
+            nn.init.normal_(module.weight, mean=0, std=0.01)
+            nn.init.zeros_(module.bias)
+
+    net.apply(init_normal)
+    clone = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+    loaded = str(clone.load_state_dict(net.state_dict()))
+    loaded_repr = repr(clone)
+    return {
+        "before": before,
+        "after": after,
+        "init": [net[0].weight, net[2].bias],
+        "clone": [loaded, loaded_repr, clone(x), repr(clone), clone(x) == net(x)],
+        "no_bias": [repr(nn.LazyLinear(3, bias=False)), nn.LazyLinear(3, bias=False)(x)],
+    }
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
