@@ -61,7 +61,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops.accumulate import cumsum, norm, prod
+from .ops.accumulate import cumprod, cumsum, norm, prod
 from .ops.arithmetic import (
     add,
     div,
@@ -203,6 +203,7 @@ __all__ = [
     "cos",
     "cosh",
     "cuda",
+    "cumprod",
     "cumsum",
     "device",
     "diag",

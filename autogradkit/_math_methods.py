@@ -352,6 +352,9 @@ class MathMethods(TensorBase):
     def cumsum(self, dim, *, dtype=None):
         return ops.accumulate.cumsum(self, dim, dtype=dtype)
 
+    def cumprod(self, dim=None, *, dtype=None):
+        return ops.accumulate.cumprod(self, dim, dtype=dtype)
+
     def norm(self, p=2, dim=None, keepdim: bool = False, dtype=None):
         return ops.accumulate.norm(self, p, dim, keepdim, dtype)
 

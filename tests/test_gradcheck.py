@@ -586,6 +586,8 @@ NORMALISE = [
     unary("prod_dim_keepdim", _fn("prod", 0, keepdim=True), "nonzero", shapes=NONSCALAR),
     unary("cumsum", _fn("cumsum", 0)),
     unary("cumsum_last", _fn("cumsum", -1), shapes=NONSCALAR),
+    unary("cumprod", _fn("cumprod", 0), "nonzero"),
+    unary("cumprod_last", _fn("cumprod", -1), "nonzero", shapes=NONSCALAR),
     unary("norm", _fn("norm"), "nonzero"),
     unary("norm_dim", _fn("norm", dim=-1), "nonzero", shapes=NONSCALAR),
     unary("norm_p1", _fn("norm", p=1), "nonzero", smooth=False),

@@ -17,14 +17,14 @@ import numpy as np
 from .._dtype import dtype as DType
 from .._dtype import int64 as _int64
 from .._quiet_numpy import quietly
-from ..autograd.function import Linear, Reduction
+from ..autograd.function import Function, Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import _values
 from .pointwise import Sgn
 from .reduction import _dims, _kept_shape, _unsqueezed
 from .where import MaskedFill
 
-__all__ = ["prod", "cumsum", "norm"]
+__all__ = ["prod", "cumsum", "cumprod", "norm"]
 
 
 def _product_of_others(x, out, axis):
@@ -126,6 +126,83 @@ class Cumsum(Linear):
         return total - grad_output.cumsum(ctx.dim) + grad_output, None
 
 
+class Cumprod(Function):
+    """f(x)ᵢ = ∏ⱼ≤ᵢ xⱼ along ``dim``;   ∂ℓ/∂xⱼ = Σᵢ≥ⱼ gᵢ · ∏ₖ≤ᵢ,ₖ≠ⱼ xₖ
+    (= Σᵢ≥ⱼ gᵢ f(x)ᵢ / xⱼ where no factor is 0)"""
+
+    node_name = "CumprodBackward0"
+    formula = r"f(x)_i = \textstyle\prod_{j \le i} x_j \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i \ge j} g_i \prod_{k \le i,\, k \ne j} x_k"
+
+    @staticmethod
+    @quietly  # overflow gives inf, silently (as PyTorch)
+    def forward(ctx, x, dim, dtype):
+        # dtype=... converts inside the operation, as PyTorch's (no ToCopyBackward0).
+        x = x if dtype is None else x.astype(dtype)
+        ctx.dim = dim
+        out = x.copy() if x.ndim == 0 else np.cumprod(x, axis=dim)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    @quietly
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        if x.ndim == 0:
+            return grad_output, None, None
+        if isinstance(x, Tensor):
+            if np.any(x._data == 0):
+                raise NotImplementedError(
+                    "autogradkit cannot differentiate cumprod twice when a factor is 0; "
+                    "PyTorch can. Move the inputs away from 0 or take a single derivative."
+                )
+            # Σᵢ≥ⱼ gᵢ f(x)ᵢ, a running sum from the end, over xⱼ: recorded operations.
+            dim = ctx.dim
+            return (grad_output * out).flip((dim,)).cumsum(dim).flip((dim,)) / x, None, None
+        return _cumprod_grad(x, out, grad_output, ctx.dim), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _dim=None, _dtype=None):
+        # ḟᵢ = Σⱼ≤ᵢ ∂fᵢ/∂xⱼ ẋⱼ: the sum over j of f with xⱼ replaced by ẋⱼ; for the
+        # tangents of factors that are not 0 that is fᵢ · Σⱼ≤ᵢ ẋⱼ/xⱼ.
+        x, out = ctx.primals[0].astype(ctx.result.dtype), ctx.result
+        if x.ndim == 0 or tangent is None:
+            return tangent
+        return _cumprod_tangent(x, out, tangent.astype(out.dtype), ctx.dim)
+
+
+def _cumprod_grad(x: np.ndarray, out: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
+    """PyTorch's cumprod_backward on arrays: Σᵢ≥ⱼ gᵢ fᵢ / xⱼ (a running sum from the
+    end) where no factor up to j is 0; at the first 0 of a row, the products of the
+    others written out; after it, 0 (every product there has that 0 in it)."""
+    # Rows along dim: the formula for all of them, then the rows with a 0 redone.
+    moved = np.moveaxis(x, dim, -1)
+    n = moved.shape[-1]
+    xs, outs = moved.reshape(-1, n), np.moveaxis(out, dim, -1).reshape(-1, n)
+    grads = np.moveaxis(grad, dim, -1).reshape(-1, n)
+    result = np.flip(np.cumsum(np.flip(grads * outs, -1), -1), -1) / xs
+    for r in np.flatnonzero(np.any(xs == 0, axis=-1)).tolist():
+        first_zero = int(np.argmax(xs[r] == 0))
+        head = np.flip(np.cumsum(np.flip(grads[r, :first_zero] * outs[r, :first_zero])))
+        result[r, :first_zero] = head / xs[r, :first_zero]
+        before = outs[r, first_zero - 1] if first_zero else 1  # ∏ x[0, z)
+        after = np.cumprod(np.concatenate([[1], xs[r, first_zero + 1 :]]))  # ∏ x(z, i]
+        result[r, first_zero] = before * np.sum(grads[r, first_zero:] * after)
+        result[r, first_zero + 1 :] = 0
+    return np.moveaxis(result.reshape(moved.shape), -1, dim).astype(grad.dtype, copy=False)
+
+
+def _cumprod_tangent(x: np.ndarray, out: np.ndarray, tangent, dim: int) -> np.ndarray:
+    """The tangent of cumprod, exactly also at zeros: Σⱼ≤ᵢ ẋⱼ ∏ₖ≤ᵢ,ₖ≠ⱼ xₖ."""
+    rows_x, rows_t = np.moveaxis(x, dim, -1), np.moveaxis(tangent, dim, -1)
+    result = np.zeros(rows_x.shape, out.dtype)
+    n = rows_x.shape[-1]
+    for j in range(n):
+        factors = rows_x.copy()
+        factors[..., j] = rows_t[..., j]
+        result[..., j:] += np.cumprod(factors, axis=-1)[..., j:]
+    return np.moveaxis(result, -1, dim)
+
+
 class Norm(Reduction):
     """f(x) = (Σᵢ |xᵢ|ᵖ)^(1/p);   ∂f/∂xᵢ = sign(xᵢ)·|xᵢ|ᵖ⁻¹ / f^(p−1)
     (for p = 2: xᵢ/‖x‖, and 0 where ‖x‖ = 0). For p = ±inf, f(x) = maxᵢ|xᵢ|
@@ -216,6 +293,24 @@ def cumsum(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
     elif input._data.dtype.kind == "b":
         input = input.to(_int64)
     return Cumsum.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0)
+
+
+def cumprod(input: Tensor, dim: int | None = None, *, dtype: DType | None = None) -> Tensor:
+    """Running products along ``dim``: element i is the product of elements 0..i.
+
+    >>> import autogradkit as torch
+    >>> torch.cumprod(torch.tensor([1.0, 2.0, 3.0, 4.0]), 0)
+    tensor([ 1.,  2.,  6., 24.])
+    """
+    if dim is None:  # (required, but PyTorch's message is not Python's)
+        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
+    if dtype is not None:
+        numpy_dtype = dtype.numpy
+    elif input._data.dtype.kind == "b":
+        numpy_dtype = np.dtype(np.int64)  # products of bools count, as int64 (PyTorch)
+    else:
+        numpy_dtype = None
+    return Cumprod.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0, numpy_dtype)
 
 
 def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:

@@ -212,6 +212,30 @@ for dt in FLOATS:
     op(f"cumsum-last-{dt}", lambda lib, x: lib.cumsum(x, dim=-1), {"x": Inp((3, 2), dt)})
     op(f"norm-{dt}", lambda lib, x: x.norm(), {"x": Inp((2, 3), dt)})
     op(f"norm-dim-{dt}", lambda lib, x: lib.norm(x, dim=1), {"x": Inp((2, 3), dt)})
+for dt in FLOATS:
+    op(f"cumprod-{dt}", lambda lib, x: x.cumprod(1), {"x": Inp((2, 4), dt, "nonzero")})
+    op(
+        f"cumprod-with-zeros-{dt}",
+        lambda lib, x: lib.cumprod(x, dim=-1),
+        {"x": Inp((3, 5), dt, "ties")},
+    )
+op("cumprod-dim0-zeros", lambda lib, x: x.cumprod(0), {"x": Inp((5, 2), F64, "ties")})
+op("cumprod-0d", lambda lib, x: x.cumprod(0), {"x": Inp((), F64)})
+op("cumprod-dtype", lambda lib, x: x.cumprod(0, dtype=lib.float64), {"x": Inp((4,), F32)})
+op2(
+    "cumprod-double-backward",
+    lambda lib, x: x.cumprod(0) * lib.arange(1.0, 5.0, dtype=lib.float64),
+    {"x": Inp((4,), F64, "nonzero")},
+)
+register(
+    "cumprod-ints-and-errors",
+    lambda lib, inp: {
+        "int": lib.tensor([1, 2, 3, -2]).cumprod(0),
+        "bool": lib.tensor([True, True, False]).cumprod(0),
+        "no-dim": attempt(lambda: lib.ones(3).cumprod()),
+        "dim-out-of-range": attempt(lambda: lib.ones(3).cumprod(1)),
+    },
+)
 op("prod-keepdim", lambda lib, x: x.prod(0, keepdim=True), {"x": Inp((2, 3), F64, "nonzero")})
 op("prod-with-a-zero", lambda lib, x: x.prod(), {"x": Inp((5,), F64, "ties")})
 op("prod-dim-with-zeros", lambda lib, x: x.prod(1), {"x": Inp((3, 4), F64, "ties")})
