@@ -104,6 +104,10 @@ class Module:
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        # Tensors that are state but not parameters (running statistics, constant
+        # tables): saved in state_dict(), moved by to(), never given to an optimizer.
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
 
     # -- registration ------------------------------------------------------------------
@@ -114,14 +118,24 @@ class Module:
         # not move fc's parameters to the end of named_parameters()), as PyTorch:
         # only the other registry forgets the name. A plain attribute of that name
         # (the None of Linear(bias=False)'s bias) goes, or it would hide the new value.
+        buffers = self.__dict__.get("_buffers", {})
         if isinstance(value, Parameter):
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
+            buffers.pop(name, None)
             self._parameters[name] = value
         elif isinstance(value, Module):
             self.__dict__.pop(name, None)
             self._parameters.pop(name, None)
+            buffers.pop(name, None)
             self._modules[name] = value
+        elif name in buffers:  # a registered buffer takes a new tensor (or None)
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as buffer '{name}' "
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
+                )
+            buffers[name] = value
         else:
             self._parameters.pop(name, None)
             self._modules.pop(name, None)
@@ -130,7 +144,7 @@ class Module:
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup fails: parameters and submodules live in
         # the two dictionaries, not in the instance's __dict__.
-        for registry in ("_parameters", "_modules"):
+        for registry in ("_parameters", "_buffers", "_modules"):
             entries = self.__dict__.get(registry)
             if entries is not None and name in entries:
                 return entries[name]
@@ -139,6 +153,9 @@ class Module:
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
         elif name in self._modules:
             del self._modules[name]
         else:
@@ -150,6 +167,39 @@ class Module:
             object.__setattr__(self, name, None)
         else:
             setattr(self, name, param)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` as this module's state under ``name`` (read back as
+        ``self.name``): not a parameter, so no optimizer updates it, but saved in
+        ``state_dict()`` (unless ``persistent=False``) and moved by ``to()``.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> counter = torch.nn.Module()
+        >>> counter.register_buffer("steps", torch.zeros(1))
+        >>> counter.steps += 1
+        >>> counter.state_dict()
+        OrderedDict([('steps', tensor([1.]))])
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_type_name(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Register ``module`` as the child called ``name`` (what attribute
@@ -196,6 +246,38 @@ class Module:
     def parameters(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """``(name, buffer)`` for this module's buffers, then its children's."""
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for module_prefix, module in modules:
+            for name, buffer in module._buffers.items():
+                if buffer is None or (remove_duplicate and id(buffer) in seen):
+                    continue
+                seen.add(id(buffer))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), buffer
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def _named_state(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """What ``state_dict()`` saves, in PyTorch's order: each module's parameters,
+        then its persistent buffers, then its children's, depth first. Unlike
+        ``named_parameters()`` nothing is skipped as a duplicate: a layer used twice
+        is saved under both names, as PyTorch saves it."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                yield prefix + name, param
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                yield prefix + name, buffer
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child._named_state(prefix + name + ".")
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         for name, module in self._modules.items():
@@ -247,11 +329,12 @@ class Module:
             yield module
 
     def state_dict(self) -> OrderedDict:
-        """Every parameter by name, detached (for saving or comparing)."""
+        """Every parameter and persistent buffer by name, detached (for saving or
+        comparing)."""
         return OrderedDict(
             # (a lazy module's parameter before its first call is listed as it is)
             (name, p if isinstance(p, UninitializedParameter) else p.detach())
-            for name, p in self.named_parameters()
+            for name, p in self._named_state()
         )
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
@@ -270,7 +353,7 @@ class Module:
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = dict(self.named_parameters())
+        own = dict(self._named_state())
         missing = [name for name in own if name not in state_dict]
         unexpected = [name for name in state_dict if name not in own]
         errors = []
@@ -310,6 +393,9 @@ class Module:
         owner = self
         for part in path:
             owner = owner._modules[part]
+        if attribute in owner._buffers:  # a buffer takes the tensor as it is
+            owner._buffers[attribute] = value
+            return
         if not isinstance(value, Parameter):
             value = Parameter(value, requires_grad=param.requires_grad)
         value.requires_grad_(param.requires_grad)
@@ -349,11 +435,16 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move to a device (only the CPU exists) or convert floating-point
-        parameters to a dtype, in place."""
+        parameters and buffers to a dtype, in place."""
         for param in self.parameters():
             converted = param.to(*args, **kwargs)
             if converted is not param:
                 param.data = converted
+        for module in self.modules():
+            for name, buffer in module._buffers.items():
+                # (an integer buffer, a step count say, keeps its dtype, as in PyTorch)
+                if buffer is not None and buffer.is_floating_point():
+                    module._buffers[name] = buffer.to(*args, **kwargs)
         return self
 
     def cpu(self) -> Module:
@@ -393,7 +484,8 @@ class Module:
         return text + ")"
 
     def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+        registered = set(self._parameters) | set(self._buffers) | set(self._modules)
+        return sorted(set(super().__dir__()) | registered)
 
 
 def _type_name(value: Any) -> str:

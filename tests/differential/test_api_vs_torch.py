@@ -1749,6 +1749,74 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- buffers
+
+
+@program("module-buffers")
+def _(lib, inp):
+    """register_buffer as custom modules use it (a constant table, a running count):
+    attribute access and reassignment, named_buffers/buffers, state_dict in
+    PyTorch's order (parameters, then persistent buffers, module by module; a layer
+    used twice saved under both names), load_state_dict (also assign=True),
+    double() converting floating buffers only, and the refusals."""
+    nn = lib.nn
+
+    class Scaled(nn.Module):  # type: ignore[name-defined]  # nn is a variable
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("table", lib.tensor([1.0, 2.0, 3.0]))
+            self.register_buffer("calls", lib.tensor(0))
+            self.register_buffer("scratch", lib.zeros(2), persistent=False)
+            self.register_buffer("nothing", None)
+            self.scale = nn.Parameter(lib.tensor(0.5))
+
+        def forward(self, x):
+            self.calls += 1
+            return x * self.table * self.scale
+
+    lib.manual_seed(0)
+    shared = nn.Linear(3, 3)
+    model = nn.Sequential(Scaled(), shared, nn.ReLU(), shared)
+    x = lib.tensor([[1.0, -1.0, 2.0]])
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+    state = model.state_dict()
+    out: dict[str, object] = {
+        "state_keys": list(state),
+        "buffers": [[name, b] for name, b in model.named_buffers()],
+        "params": [name for name, _ in model.named_parameters()],
+        "calls": model[0].calls,
+        "nothing": model[0].nothing,
+        "table": model[0].table,
+    }
+    model[0].table = lib.tensor([0.0, 1.0, 0.0])
+    out["reassigned"] = [model[0].table, list(model[0]._buffers)]
+    copy = nn.Sequential(Scaled(), nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 3))
+    out["loaded"] = [str(copy.load_state_dict(state)), copy[0].calls, copy(x)]
+    assigned = Scaled()
+    new_table = lib.tensor([4.0, 5.0, 6.0], dtype=lib.float64)
+    assigned.load_state_dict(
+        {"table": new_table, "calls": lib.tensor(7), "scale": lib.tensor(2.0)}, assign=True
+    )
+    out["assigned"] = [assigned.table is new_table, assigned.table, assigned.calls]
+    converted = Scaled().double()
+    out["double"] = [str(converted.table.dtype), str(converted.calls.dtype)]
+    out["refused"] = [
+        attempt(lambda: Scaled().load_state_dict({"table": lib.ones(3), "scale": lib.ones(())})),
+        attempt(lambda: Scaled().load_state_dict({**Scaled().state_dict(), "table": lib.ones(4)})),
+        attempt(lambda: model[0].register_buffer(1, lib.ones(1))),
+        attempt(lambda: model[0].register_buffer("a.b", lib.ones(1))),
+        attempt(lambda: model[0].register_buffer("", lib.ones(1))),
+        attempt(lambda: model[0].register_buffer("scale", lib.ones(1))),
+        attempt(lambda: model[0].register_buffer("z", 3)),
+        attempt(lambda: setattr(model[0], "table", [1.0])),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
