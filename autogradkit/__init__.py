@@ -88,6 +88,7 @@ from .ops.comparison import (
     ne,
     not_equal,
 )
+from .ops.einsum import einsum
 from .ops.elementary import (
     acos,
     asin,
@@ -213,6 +214,7 @@ __all__ = [
     "double",
     "DoubleTensor",
     "dtype",
+    "einsum",
     "empty",
     "empty_like",
     "enable_grad",

@@ -321,6 +321,19 @@ REDUCTIONS = [
 ]
 
 REARRANGE = [
+    Op(
+        "einsum_matmul",
+        lambda L, a, b: L.einsum("ij,jk->ik", a, b),
+        (((2, 3), (3, 4)),),
+        (Arg(), Arg()),
+    ),
+    Op(
+        "einsum_batched_lonely",
+        lambda L, a, b: L.einsum("bij,bk->bj", a, b),
+        (((2, 2, 3), (2, 4)),),
+        (Arg(), Arg()),
+    ),
+    unary("einsum_trace_outer", lambda L, a: L.einsum("ii,jk->jk", a, a), shapes=(((3, 3),),)),
     unary("erf", lambda L, a: L.erf(a)),
     binary("atan2", lambda L, a, b: L.atan2(a, b), ("real", "nonzero")),
     binary("hypot", lambda L, a, b: a.hypot(b), ("nonzero", "nonzero")),

@@ -748,6 +748,66 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- einsum
+# (ignore_graph: PyTorch records the bmm/permute/view einsum decomposes into,
+# autogradkit one EinsumBackward0; docs/differences.md says so.)
+
+EINSUMS = {
+    "matmul": ("ij,jk->ik", ((2, 3), (3, 4))),
+    "transpose": ("ij->ji", ((2, 3),)),
+    "sum": ("ij->", ((2, 3),)),
+    "dot": ("i,i->", ((3,), (3,))),
+    "matvec": ("ij,j->i", ((2, 3), (3,))),
+    "batched": ("bij,bjk->bik", ((2, 2, 3), (2, 3, 4))),
+    "outer": ("i,j->ij", ((3,), (2,))),
+    "implicit": ("ij,jk", ((2, 3), (3, 4))),
+    "ellipsis": ("...ij,...jk->...ik", ((2, 2, 3), (3, 4))),
+    "lonely-index": ("ij,i->j", ((2, 3), (2,))),
+    "row-sums-of-product": ("ij,kj->i", ((2, 3), (4, 3))),
+    "trace": ("ii->", ((3, 3),)),
+    "diagonal": ("ii->i", ((3, 3),)),
+    "attention-scores": ("bqd,bkd->bqk", ((2, 3, 4), (2, 5, 4))),
+}
+for name, (equation, shapes) in EINSUMS.items():
+    names = "abc"[: len(shapes)]
+    op(
+        f"einsum-{name}",
+        lambda lib, equation=equation, **t: lib.einsum(equation, *t.values()),
+        {n: Inp(shape, F64) for n, shape in zip(names, shapes)},
+        ignore_graph=True,
+    )
+op(
+    "einsum-float32-list",
+    lambda lib, a, b: lib.einsum("ij,jk->ik", [a, b]),
+    {"a": Inp((2, 3), F32), "b": Inp((3, 2), F32)},
+    ignore_graph=True,
+)
+op(
+    "einsum-same-operand-twice",
+    lambda lib, a: lib.einsum("ij,ij->i", a, a),
+    {"a": Inp((2, 3), F64)},
+    ignore_graph=True,
+)
+op2(
+    "einsum-double-backward", lambda lib, x: lib.einsum("i,j->ij", x, x) ** 2, {"x": Inp((3,), F64)}
+)
+op2(
+    "einsum-trace-double-backward",
+    lambda lib, x: lib.einsum("ii,ij->j", x.reshape(2, 2), x.reshape(2, 2)) ** 2,
+    {"x": Inp((4,), F64)},
+)
+register(
+    "einsum-errors",
+    lambda lib, inp: {
+        "sizes": attempt(lambda: lib.einsum("ij,jk->ik", lib.ones(2, 3), lib.ones(2, 3))),
+        "output-letter": attempt(lambda: lib.einsum("ij->ik", lib.ones(2, 3))),
+        "too-few-operands": attempt(lambda: lib.einsum("ij,jk->ik", lib.ones(2, 3))),
+        "too-many-operands": attempt(lambda: lib.einsum("i", lib.ones(2), lib.ones(2))),
+        "too-many-letters": attempt(lambda: lib.einsum("ijk->", lib.ones(2, 3))),
+    },
+)
+
+
 # ----------------------------------------------------------------------------- selections
 
 for dt in FLOATS:
