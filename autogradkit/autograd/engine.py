@@ -314,10 +314,12 @@ class _GraphTask:
             if grad is not None:
                 # Summed back to its input's shape and cast to its dtype unless it
                 # fits already (Node.apply's rule): passed on as it came (Add's),
-                # it fits an input like the node's own output (_fitted_root_grad).
+                # it fits an input like the node's own output (_fitted_root_grad),
+                # told by identity: nodes of one shape and dtype share one metadata
+                # tuple (_record); an equal copy just takes the check.
                 shape, dtype = metadata = child.input_metadata[input_nrs[i]]
                 if (
-                    grad is not grad_output or metadata != node.input_metadata[0]
+                    grad is not grad_output or metadata is not node.input_metadata[0]
                 ) and not _fits_input(grad, shape, dtype):
                     grad = _fit_to_input(grad, shape, dtype, self.create_graph, node, i)
                 # The first gradient for a node with one output is simply stored.
