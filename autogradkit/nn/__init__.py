@@ -8,6 +8,7 @@ from . import functional, init, parameter, utils
 from .modules import (
     ELU,
     GELU,
+    BatchNorm1d,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -55,6 +56,7 @@ __all__ = [
     "ParameterList",
     "Embedding",
     "LayerNorm",
+    "BatchNorm1d",
     "Flatten",
     "Identity",
     "ReLU",

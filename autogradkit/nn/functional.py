@@ -20,7 +20,7 @@ from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
 from ..autograd.function import Elementwise, Function, Linear, Reduction
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import softmax as _softmax
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
@@ -51,6 +51,7 @@ __all__ = [
     "one_hot",
     "embedding",
     "layer_norm",
+    "batch_norm",
     "tanh",
     "softmax",
     "log_softmax",
@@ -1384,29 +1385,40 @@ class NativeLayerNorm(Function):
     def backward(ctx, grad_output):
         x, weight = ctx.saved_tensors
         axes = ctx.axes
-        if isinstance(x, Tensor):
-            # A create_graph pass: x̂ and r recomputed from x, recorded, so that the
-            # second derivative sees how the mean and the variance move with x.
-            count = math.prod(x.shape[axis] for axis in axes)
-            centered = x - np.sum(x, axis=axes, keepdims=True) / count
-            variance = np.sum(centered * centered, axis=axes, keepdims=True) / count
-            rstd = 1 / np.sqrt(variance + ctx.eps)
-            x_hat = centered * rstd
+        if isinstance(x, Tensor):  # a create_graph pass (see _recorded_statistics)
+            x_hat, rstd = _recorded_statistics(x, axes, ctx.eps)
         else:
             x_hat, rstd = ctx.x_hat, ctx.rstd
         scaled = grad_output * weight if weight is not None else grad_output
         grad_x = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
-            count = math.prod(x_hat.shape[axis] for axis in axes)
-            mean_scaled = np.sum(scaled, axis=axes, keepdims=True) / count
-            mean_projection = np.sum(scaled * x_hat, axis=axes, keepdims=True) / count
-            grad_x = rstd * (scaled - mean_scaled - x_hat * mean_projection)
+            grad_x = _standardised_grad(scaled, x_hat, rstd, axes)
         batch_axes = tuple(range(x_hat.ndim - len(axes)))
         if ctx.needs_input_grad[1]:
             grad_weight = np.sum(grad_output * x_hat, axis=batch_axes)
         if ctx.needs_input_grad[2]:
             grad_bias = np.sum(grad_output, axis=batch_axes)
         return grad_x, grad_weight, grad_bias, None, None
+
+
+def _recorded_statistics(x: Tensor, axes: tuple[int, ...], eps: float):
+    """x̂ and r = 1/√(σ² + eps) over ``axes``, computed from the tensor x in a
+    create_graph pass, so that they are recorded and the second derivative sees
+    how the mean and the variance move with x."""
+    count = math.prod(x.shape[axis] for axis in axes)
+    centered = x - np.sum(x, axis=axes, keepdims=True) / count
+    variance = np.sum(centered * centered, axis=axes, keepdims=True) / count
+    rstd = 1 / np.sqrt(variance + eps)
+    return centered * rstd, rstd
+
+
+def _standardised_grad(scaled, x_hat, rstd, axes: tuple[int, ...]):
+    """The gradient of x̂ = (x − μ)·r, μ and σ² taken over ``axes``, given ĝ
+    (``scaled``, the gradient of x̂): r·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂))."""
+    count = math.prod(x_hat.shape[axis] for axis in axes)
+    mean_scaled = np.sum(scaled, axis=axes, keepdims=True) / count
+    mean_projection = np.sum(scaled * x_hat, axis=axes, keepdims=True) / count
+    return rstd * (scaled - mean_scaled - x_hat * mean_projection)
 
 
 def layer_norm(
@@ -1464,3 +1476,134 @@ def layer_norm(
 
 
 _ABSENT = np.zeros(())  # the placeholder's array (recognised by identity in forward)
+
+
+# ----------------------------------------------------------------------------- batch_norm
+
+
+class NativeBatchNorm(Function):
+    """Normalise each channel (dimension 1) over the batch (and any further
+    dimensions), then scale and shift per channel: x̂ = (x − μ)·r, y = γ·x̂ + β.
+    In training μ and σ² are the batch's (r = 1/√(σ² + eps)) and backward is
+    LayerNorm's over those axes: ∂ℓ/∂x = r·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)); with the
+    running statistics (eval) they are constants: ∂ℓ/∂x = r·γ·g.
+    ∂ℓ/∂γ = Σ g·x̂ and ∂ℓ/∂β = Σ g per channel."""
+
+    node_name = "NativeBatchNormBackward0"
+    formula = r"y = \gamma\,rac{x - \mu_B}{\sqrt{\sigma_B^2 + \epsilon}} + eta \qquad rac{\partial \ell}{\partial x} = rac{1}{\sqrt{\sigma_B^2 + \epsilon}}\Big(\hat g - \overline{\hat g} - \hat x\,\overline{\hat g\,\hat x}\Big)"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, mean, variance, batch_statistics, eps):
+        weight = None if weight is _ABSENT else weight
+        bias = None if bias is _ABSENT else bias
+        per_channel = (1, -1) + (1,) * (x.ndim - 2)  # (C,) broadcast along dimension 1
+        rstd = 1 / np.sqrt(variance.reshape(per_channel) + eps)
+        x_hat = (x.astype(np.float64) - mean.reshape(per_channel)) * rstd
+        out = x_hat
+        if weight is not None:
+            out = out * weight.reshape(per_channel)
+        if bias is not None:
+            out = out + bias.reshape(per_channel)
+        ctx.save_for_backward(x, weight)
+        ctx.axes = (0, *range(2, x.ndim))
+        ctx.per_channel, ctx.eps, ctx.batch_statistics = per_channel, eps, batch_statistics
+        ctx.x_hat, ctx.rstd = x_hat.astype(x.dtype), rstd.astype(x.dtype)
+        ctx.mean = mean.reshape(per_channel).astype(x.dtype)
+        return out.astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        axes, per_channel = ctx.axes, ctx.per_channel
+        x_hat, rstd = ctx.x_hat, ctx.rstd
+        if isinstance(x, Tensor):  # a create_graph pass: x̂ recorded as a function of x
+            if ctx.batch_statistics:
+                x_hat, rstd = _recorded_statistics(x, axes, ctx.eps)
+            else:  # (the running statistics are constants; x̂ still moves with x)
+                x_hat = (x - ctx.mean) * rstd
+        scaled = (
+            grad_output * np.reshape(weight, per_channel) if weight is not None else grad_output
+        )
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            if ctx.batch_statistics:
+                grad_x = _standardised_grad(scaled, x_hat, rstd, axes)
+            else:  # the running statistics are constants
+                grad_x = scaled * rstd
+        if ctx.needs_input_grad[1]:
+            grad_weight = np.sum(grad_output * x_hat, axis=axes)
+        if ctx.needs_input_grad[2]:
+            grad_bias = np.sum(grad_output, axis=axes)
+        return grad_x, grad_weight, grad_bias, None, None, None, None
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel (dimension 1 of an ``(N, C)`` or ``(N, C, L)`` input)
+    to mean 0 and variance 1, then scale by ``weight`` and shift by ``bias``. In
+    training the batch's statistics are used, and the running ones (if given) move
+    towards them: r ← (1 − momentum)·r + momentum·s, with the unbiased variance;
+    otherwise the running statistics are used.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[1.0, 10.0], [3.0, 30.0]])
+    >>> mean, var = torch.zeros(2), torch.ones(2)
+    >>> torch.nn.functional.batch_norm(x, mean, var, training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    >>> mean, var
+    (tensor([0.2000, 2.0000]), tensor([ 1.1000, 20.9000]))
+    """
+    _refuse_integer(input, "batch_norm")
+    channels = input.shape[1] if input.dim() > 1 else 1
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    data = input._data
+    axes = (0, *range(2, data.ndim))
+    if training:
+        values_per_channel = data.size // channels if channels else 0
+        if values_per_channel == 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                + repr(input.shape).replace("autogradkit.Size", "torch.Size")
+            )
+        wide = data.astype(np.float64)
+        mean = wide.mean(axis=axes)
+        variance = wide.var(axis=axes)
+        if running_mean is not None and running_var is not None:
+            unbiased = variance * values_per_channel / (values_per_channel - 1)
+            with no_grad():
+                running_mean.copy_(Tensor._make(_moved_towards(running_mean, mean, momentum)))
+                running_var.copy_(Tensor._make(_moved_towards(running_var, unbiased, momentum)))
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    else:
+        mean = running_mean._data.astype(np.float64)
+        variance = running_var._data.astype(np.float64)
+    absent = Tensor._make(_ABSENT)
+    return NativeBatchNorm.apply(
+        input,
+        absent if weight is None else weight,
+        absent if bias is None else bias,
+        mean,
+        variance,
+        training,
+        eps,
+    )
+
+
+def _moved_towards(running: Tensor, batch: np.ndarray, momentum: float) -> np.ndarray:
+    """(1 − momentum)·running + momentum·batch, in the running tensor's dtype."""
+    moved = (1 - momentum) * running._data.astype(np.float64) + momentum * batch
+    return moved.astype(running._data.dtype)

@@ -48,6 +48,7 @@ __all__ = [
     "ParameterList",
     "Embedding",
     "LayerNorm",
+    "BatchNorm1d",
     "Flatten",
     "Identity",
     "ReLU",
@@ -1062,6 +1063,89 @@ class LayerNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class BatchNorm1d(Module):
+    """Normalise each of ``num_features`` channels over the batch: ``(N, C)`` or
+    ``(N, C, L)`` inputs (``nn.functional.batch_norm``). Training uses the batch's
+    statistics and moves the running ones (buffers ``running_mean``,
+    ``running_var``, ``num_batches_tracked``) towards them; ``eval()`` uses the
+    running ones. ``momentum=None`` keeps a plain average of all batches instead.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> norm = torch.nn.BatchNorm1d(2)
+    >>> norm
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> list(norm.state_dict())
+    ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_creation.ones(num_features, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(_creation.zeros(num_features, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", _creation.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", _creation.tensor(0))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # the average of every batch so far
+                factor = 1.0 / float(self.num_batches_tracked)
+        # The batch's statistics in training, and in eval when there are no running ones.
+        batch_statistics = self.training or self.running_mean is None
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input,
+            self.running_mean if use_running else None,
+            self.running_var if use_running else None,
+            self.weight,
+            self.bias,
+            batch_statistics,
+            factor,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 

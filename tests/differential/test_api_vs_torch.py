@@ -1693,6 +1693,90 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "batch_norm",
+    {"x": Inp((5, 3), F32), "seq": Inp((4, 2, 3), F32), "x64": Inp((4, 3), F64)},
+    ignore_graph=True,  # the create_graph pass's graph is our formula's (docs/differences.md)
+)
+def _(lib, inp):
+    """nn.BatchNorm1d trained in a model (batch statistics, running statistics
+    moved with the unbiased variance, num_batches_tracked), eval() with the running
+    statistics, (N, C, L) inputs, momentum=None, no running statistics, no affine;
+    F.batch_norm's node and edges, second derivatives, gradcheck/gradgradcheck, and
+    the refusals."""
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1))
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    x = lib.tensor(inp["x"])
+    losses = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+    norm = model[1]
+    out: dict[str, object] = {
+        "losses": losses,
+        "state": dict(norm.state_dict()),
+        "grads": [p.grad for p in model.parameters()],
+        "eval": model.eval()(x),
+        "repr": repr(model),
+    }
+    seq = lib.tensor(inp["seq"], requires_grad=True)
+    cumulative = nn.BatchNorm1d(2, momentum=None)
+    y = cumulative(seq)
+    cumulative(seq * 2)
+    (y * lib.tensor(inp["seq"])).sum().backward()
+    untracked = nn.BatchNorm1d(2, track_running_stats=False, affine=False)
+    out["variants"] = {
+        "seq": [y, seq.grad, dict(cumulative.state_dict())],
+        "untracked": [untracked.eval()(seq), dict(untracked.state_dict()), repr(untracked)],
+        "no_bias": [
+            repr(nn.BatchNorm1d(2, bias=False)),
+            list(nn.BatchNorm1d(2, bias=False).state_dict()),
+        ],
+        "edges": [
+            [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+            for t in (y, F.batch_norm(seq, None, None, training=True))
+        ],
+        "node": y.grad_fn.name(),
+    }
+    a = lib.tensor(inp["x64"], requires_grad=True)
+    w = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64, requires_grad=True)
+    mean, var = (
+        lib.tensor([0.1, -0.2, 0.3], dtype=lib.float64),
+        lib.tensor([1.5, 0.5, 2.0], dtype=lib.float64),
+    )
+
+    def train_fn(a, w, b):
+        return F.batch_norm(a, None, None, w, b, training=True)
+
+    def eval_fn(a, w, b):
+        return F.batch_norm(a, mean, var, w, b)
+
+    (first,) = lib.autograd.grad((train_fn(a, w, b) ** 3).sum(), a, create_graph=True)
+    (second,) = lib.autograd.grad((first * first).sum(), (a,))
+    out["checks"] = [
+        lib.autograd.gradcheck(train_fn, (a, w, b)),
+        lib.autograd.gradgradcheck(train_fn, (a, w, b)),
+        lib.autograd.gradcheck(eval_fn, (a, w, b)),
+        lib.autograd.gradgradcheck(eval_fn, (a, w, b)),
+        first.detach(),
+        second,
+    ]
+    out["refused"] = [
+        attempt(lambda: nn.BatchNorm1d(3)(lib.ones(1, 3))),
+        attempt(lambda: nn.BatchNorm1d(3)(lib.ones(2, 4))),
+        attempt(lambda: nn.BatchNorm1d(3)(lib.ones(3))),
+        attempt(lambda: nn.BatchNorm1d(3)(lib.ones(2, 3, 4, 5))),
+        attempt(lambda: nn.BatchNorm1d(3).eval()(lib.ones(1, 3))),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- LazyLinear
 
 
