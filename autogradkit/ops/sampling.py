@@ -48,6 +48,10 @@ class _Sample(Function):
         )
         return mean_grad, std_grad, None
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return np.zeros_like(ctx.result)  # a sample's tangent is zero too (PyTorch's)
+
 
 def _zeros(grad, shape: tuple):
     data = grad._data if isinstance(grad, Tensor) else grad
@@ -87,6 +91,10 @@ class NormalInplace(Function):
     @staticmethod
     def backward(ctx, grad_output):
         return _zeros(grad_output, ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return np.zeros_like(ctx.result)
 
 
 def check_std(std) -> None:
