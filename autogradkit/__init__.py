@@ -149,7 +149,7 @@ from .ops.shape import (
 from .ops.softmax import log_softmax, logsumexp, softmax
 from .ops.special import addcmul, atan2, erf, hypot, isclose, lerp, xlogy
 from .ops.split import chunk, split, unbind
-from .ops.statistics import amax, amin, std, var
+from .ops.statistics import amax, amin, std, std_mean, var, var_mean
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
@@ -326,6 +326,7 @@ __all__ = [
     "squeeze",
     "stack",
     "std",
+    "std_mean",
     "split",
     "chunk",
     "unbind",
@@ -346,6 +347,7 @@ __all__ = [
     "trunc",
     "unsqueeze",
     "var",
+    "var_mean",
     "where",
     "xlogy",
     "zeros",

@@ -315,6 +315,10 @@ REDUCTIONS = [
     unary("var_correction", lambda L, a: a.var(0, correction=0.5), shapes=NONSCALAR),
     unary("std", lambda L, a: a.std(), shapes=NONSCALAR),
     unary("std_dim0_keepdim", lambda L, a: L.std(a, 0, keepdim=True), shapes=NONSCALAR),
+    unary(
+        "std_mean", lambda L, a: L.std_mean(a, -1)[0] * 2 + L.std_mean(a, -1)[1], shapes=NONSCALAR
+    ),
+    unary("var_mean_keepdim", lambda L, a: L.var_mean(a, 0, keepdim=True)[0], shapes=NONSCALAR),
     unary("amax", lambda L, a: a.amax()),
     unary("amax_dim_last", lambda L, a: L.amax(a, -1), shapes=NONSCALAR),
     unary("amin_tuple_keepdim", lambda L, a: a.amin((0, 1), keepdim=True), shapes=NONSCALAR[1:]),

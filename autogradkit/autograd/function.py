@@ -1195,11 +1195,14 @@ class MultiOutputFunction(Function):
 
 def _push_piece_tangents(cls: type[MultiOutputFunction], args: tuple, results: tuple) -> None:
     """Forward mode through split, chunk and unbind: cutting is linear, so the
-    tangent of each piece is the same piece of the input's tangent."""
+    tangent of each piece is the same piece of the input's tangent (the default
+    ``jvp`` of :class:`MultiOutputFunction`; var_mean's reads ``primals``)."""
     tangent = _forward_ad.tangent_of(args[0]) if type(args[0]) is Tensor else None
     if tangent is None:
         return
     scratch = cls._node_class.__new__(cls._node_class)
+    # (The inputs, for rules that are not linear: var_mean's and std_mean's.)
+    scratch.primals = tuple(a._data if type(a) is Tensor else a for a in args)
     for result, piece in zip(results, cls.jvp(scratch, tangent._data, *args[1:])):
         _forward_ad._set_tangent(result, Tensor._make(np.array(piece)))
 

@@ -26,12 +26,12 @@ import numpy as np
 
 from .._quiet_numpy import quietly
 from ..autograd.anomaly_mode import _outside_the_package
-from ..autograd.function import Reduction
+from ..autograd.function import MultiOutputFunction, Reduction
 from ..tensor import Tensor, _wrap_dim
-from .reduction import _dims, _unsqueezed
+from .reduction import _dims, _spread, _unsqueezed
 from .where import MaskedFill, _values
 
-__all__ = ["var", "std", "amax", "amin"]
+__all__ = ["var", "std", "var_mean", "std_mean", "amax", "amin"]
 
 
 def _count(shape: tuple, dims: tuple | None) -> int:
@@ -140,7 +140,8 @@ def _std_var_arguments(name: str, input: Tensor, dim, unbiased, correction):
     if dim is not None and not isinstance(dim, (int, np.integer, list, tuple)):
         raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     if input._data.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        what = "std and var" if name in ("std", "var") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = None if dim is None or input.ndim == 0 else _dims(dim, input.ndim)
@@ -194,6 +195,102 @@ def std(
     dims, correction = _std_var_arguments("std", input, dim, unbiased, correction)
     _warn_if_no_degrees_of_freedom("std", input, dims, correction)
     return Std.apply(input, dims, correction, bool(keepdim))
+
+
+class VarMean(MultiOutputFunction):
+    """(var(x), mean(x)) in one operation: one node for both results, whose
+    gradient is the sum of var's and mean's (1/N each)"""
+
+    node_name = "VarMeanBackward0"
+    formula = r"(v, m) = (\operatorname{var} x, \bar x) \qquad \frac{\partial \ell}{\partial x_i} = g_v \frac{2\,(x_i - \bar x)}{N - c} + \frac{g_m}{N}"
+    takes_root = False
+
+    @classmethod
+    def forward(cls, ctx, x, dims, correction, keepdim):
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.save_for_backward(x)
+        with np.errstate(all="ignore"):  # N ≤ c: inf or nan, silently (the caller warned)
+            spread = _variance(x, dims, correction, keepdim)
+            mean = np.asarray(x.sum(axis=dims, keepdims=keepdim) / _count(x.shape, dims))
+            return (np.sqrt(spread) if cls.takes_root else spread), mean
+
+    @classmethod
+    def backward(cls, ctx, grad_outputs):
+        (x,) = ctx.saved_tensors
+        dims, correction, keepdim = ctx.dims, ctx.correction, ctx.keepdim
+        grad_spread, grad_mean = grad_outputs
+        grad = None
+        if grad_spread is not None:
+            if cls.takes_root:  # PyTorch's std_backward, with the std computed again
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out = _root_of_variance(x, dims, correction, keepdim)
+                    grad_spread = MaskedFill.in_formula(
+                        grad_spread / (out * 2), _values(out) == 0, 0
+                    )
+            grad = _var_grad(x, grad_spread, dims, correction, keepdim)
+        if grad_mean is not None:
+            count = _count(tuple(x.shape), dims)
+            if dims is not None and not keepdim and x.ndim:
+                grad_mean = _unsqueezed(grad_mean, dims, tuple(x.shape))
+            part = _spread(grad_mean / count, tuple(x.shape))
+            grad = part if grad is None else grad + part
+        return grad, None, None, None
+
+    @classmethod
+    def jvp(cls, ctx, tangent, dims, correction, keepdim):
+        """Tangents of both results: v̇ = Σ 2(x − x̄)ẋ / (N − c) (ṡ = v̇ / 2s for the
+        standard deviation) and ṁ = the mean of ẋ."""
+        x = ctx.primals[0]
+        with np.errstate(all="ignore"):
+            count = _count(x.shape, dims)
+            deviations = x - x.sum(axis=dims, keepdims=True) / count
+            spread_tangent = (2 * deviations * tangent).sum(axis=dims, keepdims=keepdim) / (
+                count - correction
+            )
+            if cls.takes_root:
+                spread_tangent = spread_tangent / (
+                    2 * np.sqrt(_variance(x, dims, correction, keepdim))
+                )
+            mean_tangent = tangent.sum(axis=dims, keepdims=keepdim) / count
+        return np.asarray(spread_tangent, x.dtype), np.asarray(mean_tangent, x.dtype)
+
+
+class StdMean(VarMean):
+    """(std(x), mean(x)) in one operation: one node for both results"""
+
+    node_name = "StdMeanBackward0"
+    formula = r"(s, m) = (\operatorname{std} x, \bar x) \qquad \frac{\partial \ell}{\partial x_i} = g_s \frac{x_i - \bar x}{(N - c)\, s} + \frac{g_m}{N}"
+    takes_root = True
+
+
+def _root_of_variance(x, dims, correction, keepdim):
+    """std of ``x`` again: on arrays computed, on tensors (create_graph) recorded."""
+    if isinstance(x, Tensor):
+        return Std.apply(x, dims, correction, keepdim)
+    return np.sqrt(_variance(x, dims, correction, keepdim))
+
+
+def var_mean(
+    input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None
+) -> tuple[Tensor, Tensor]:
+    """``(var(input, ...), mean(input, ...))`` with one node (VarMeanBackward0) for both.
+
+    >>> import autogradkit as torch
+    >>> torch.var_mean(torch.tensor([1.0, 2.0, 3.0, 6.0]))
+    (tensor(4.6667), tensor(3.))
+    """
+    dims, correction = _std_var_arguments("var_mean", input, dim, unbiased, correction)
+    _warn_if_no_degrees_of_freedom("var_mean", input, dims, correction)
+    return VarMean.apply(input, dims, correction, bool(keepdim))
+
+
+def std_mean(
+    input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *, correction=None
+) -> tuple[Tensor, Tensor]:
+    """``(std(input, ...), mean(input, ...))`` with one node (StdMeanBackward0) for both."""
+    dims, correction = _std_var_arguments("std_mean", input, dim, unbiased, correction)
+    _warn_if_no_degrees_of_freedom("std_mean", input, dims, correction)
+    return StdMean.apply(input, dims, correction, bool(keepdim))
 
 
 class Amax(Reduction):

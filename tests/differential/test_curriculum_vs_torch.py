@@ -339,6 +339,33 @@ op(
 op("amax-empty-dims", lambda lib, x: x.amax(dim=()), {"x": Inp((2, 3), F64, "ties")})
 op("amin-last-dim", lambda lib, x: x.amin(-1), {"x": Inp((2, 5), F32, "ties")})
 op("amax-0d", lambda lib, x: x.amax(0), {"x": Inp((), F64)})
+op("std_mean-dim-keepdim", lambda lib, x: lib.std_mean(x, 1, keepdim=True), {"x": Inp((2, 3), F32)})
+op("std_mean-all-biased", lambda lib, x: lib.std_mean(x, unbiased=False), {"x": Inp((2, 3), F64)})
+op(
+    "var_mean-correction",
+    lambda lib, x: lib.var_mean(x, dim=0, correction=0),
+    {"x": Inp((3, 2), F64)},
+)
+op(
+    "var_mean-only-the-mean-used",
+    lambda lib, x: lib.var_mean(x, (0, 1))[1] * 3,
+    {"x": Inp((2, 3), F64)},
+)
+op("std_mean-of-equal-elements", lambda lib, x: lib.std_mean(x * 0 + 2, 1), {"x": Inp((2, 3), F64)})
+op2(
+    "std_mean-double-backward",
+    lambda lib, x: lib.std_mean(x)[0] * lib.std_mean(x)[1],
+    {"x": Inp((4,), F64)},
+)
+register(
+    "var_mean-std_mean-errors",
+    lambda lib, inp: {
+        "int": attempt(lambda: lib.std_mean(lib.tensor([1, 2]))),
+        "int-var": attempt(lambda: lib.var_mean(lib.tensor([1, 2]))),
+        "one-element": attempt(lambda: lib.var_mean(lib.tensor([1.0]))),
+        "dim-out-of-range": attempt(lambda: lib.std_mean(lib.ones(2, 3), 2)),
+    },
+)
 op2("var-double-backward", lambda lib, x: x.var(), {"x": Inp((4,), F64)})
 op2("std-double-backward", lambda lib, x: x.std(0), {"x": Inp((4,), F64)})
 op2("amax-double-backward", lambda lib, x: x.amax() ** 2, {"x": Inp((5,), F64, "ties")})
