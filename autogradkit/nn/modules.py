@@ -109,6 +109,9 @@ class Module:
         # tables): saved in state_dict(), moved by to(), never given to an optimizer.
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
+        # (hook, takes kwargs) pairs, run by __call__ around forward
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "training", True)
 
     # -- registration ------------------------------------------------------------------
@@ -227,7 +230,70 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """``forward`` between the hooks: each pre-hook may replace the arguments,
+        each forward hook the output, in the order they were registered."""
+        for hook, with_kwargs in list(self._forward_pre_hooks):
+            if with_kwargs:
+                replaced = hook(self, args, kwargs)
+                if replaced is not None:
+                    if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {replaced}."
+                        )
+                    args, kwargs = replaced
+            else:
+                replaced = hook(self, args)
+                if replaced is not None:
+                    args = replaced if isinstance(replaced, tuple) else (replaced,)
+        output = self.forward(*args, **kwargs)
+        for hook, with_kwargs in list(self._forward_hooks):
+            replaced = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
+            if replaced is not None:
+                output = replaced
+        return output
+
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> _HookHandle:
+        """Call ``hook(module, args)`` before each ``forward``; a result other than
+        None replaces the arguments (a single value is made a 1-tuple). With
+        ``with_kwargs=True``: ``hook(module, args, kwargs)``, returning None or
+        ``(args, kwargs)``. Returns a handle whose ``remove()`` unregisters it."""
+        return _registered(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+
+    def register_forward_hook(
+        self,
+        hook: Callable[..., Any],
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> _HookHandle:
+        """Call ``hook(module, args, output)`` after each ``forward`` (the usual way
+        to look at a layer's activations); a result other than None replaces the
+        output. With ``with_kwargs=True``: ``hook(module, args, kwargs, output)``.
+        Returns a handle whose ``remove()`` unregisters it.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
+        >>> seen = {}
+        >>> def keep(module, args, output):
+        ...     seen[type(module).__name__] = output.detach()
+        >>> handle = model[1].register_forward_hook(keep)
+        >>> _ = model(torch.ones(1, 2))
+        >>> list(seen)
+        ['ReLU']
+        >>> handle.remove()
+        """
+        return _registered(self._forward_hooks, (hook, with_kwargs), prepend)
 
     # -- walking the tree -------------------------------------------------------------
     def named_parameters(
@@ -487,6 +553,29 @@ class Module:
     def __dir__(self) -> list[str]:
         registered = set(self._parameters) | set(self._buffers) | set(self._modules)
         return sorted(set(super().__dir__()) | registered)
+
+
+class _HookHandle:
+    """What the ``register_*_hook`` methods return: ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, entry: tuple) -> None:
+        self._hooks, self._entry = hooks, entry
+
+    def remove(self) -> None:
+        # By identity: the same function registered twice is two entries.
+        for index, registered in enumerate(self._hooks):
+            if registered is self._entry:
+                del self._hooks[index]
+                return
+
+
+def _registered(hooks: list, entry: tuple, prepend: bool) -> _HookHandle:
+    """Add ``entry`` to ``hooks`` (first with ``prepend``) and return its handle."""
+    if prepend:
+        hooks.insert(0, entry)
+    else:
+        hooks.append(entry)
+    return _HookHandle(hooks, entry)
 
 
 def _type_name(value: Any) -> str:

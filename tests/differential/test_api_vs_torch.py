@@ -1901,6 +1901,68 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- forward hooks
+
+
+@program("module-forward-hooks")
+def _(lib, inp):
+    """register_forward_hook / register_forward_pre_hook as teaching code uses them:
+    recording every layer's activations, replacing an output or an input (a single
+    value or a tuple; with kwargs), order and prepend, removal by the handle, and a
+    gradient flowing through a replaced output."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    activations = {}
+
+    def record(name):
+        def hook(module, args, output):
+            activations[name] = [type(module).__name__, len(args), output.detach()]
+
+        return hook
+
+    handles = [layer.register_forward_hook(record(str(i))) for i, layer in enumerate(model)]
+    x = lib.tensor([[1.0, -2.0, 0.5]], requires_grad=True)
+    y = model(x)
+    order: list[object] = []
+    doubled = model[2].register_forward_hook(lambda m, a, out: out * 2)
+    model[2].register_forward_hook(lambda m, a, out: order.append("second"))
+    model[2].register_forward_hook(lambda m, a, out: order.append("first"), prepend=True)
+    shifted = model[0].register_forward_pre_hook(lambda m, args: args[0] + 1)
+    model[0].register_forward_pre_hook(lambda m, args: order.append(("pre", len(args))))
+    z = model(x)
+    z.sum().backward()
+    grad_hooked = x.grad.clone()
+    for handle in handles + [doubled, shifted]:
+        handle.remove()
+    plain = model(x)
+
+    class TwoInputs(nn.Module):  # type: ignore[name-defined]  # nn is a variable
+        def forward(self, a, scale=1.0):
+            return a * scale
+
+    two = TwoInputs()
+    two.register_forward_pre_hook(
+        lambda m, args, kwargs: (args, {"scale": kwargs.get("scale", 1.0) * 3}), with_kwargs=True
+    )
+    seen = []
+    two.register_forward_hook(
+        lambda m, args, kwargs, out: seen.append([len(args), kwargs, out]), with_kwargs=True
+    )
+    bad = TwoInputs()
+    bad.register_forward_pre_hook(lambda m, args, kwargs: 5, with_kwargs=True)
+    return {
+        "activations": activations,
+        "y": y,
+        "z": z,
+        "order": order,
+        "grad_hooked": grad_hooked,
+        "plain": plain,
+        "kwargs": [two(lib.ones(2), scale=2.0), seen],
+        "refused": attempt(lambda: bad(lib.ones(2))),
+    }
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
