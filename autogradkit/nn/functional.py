@@ -1279,7 +1279,7 @@ class EmbeddingDenseBackward(Linear):
     ``padding_idx`` zero)."""
 
     node_name = "EmbeddingDenseBackwardBackward0"
-    formula = r"f(g)_{k,:} = \sum_{n:\, i_n = k,\ k \ne p} g_{n,:}"
+    formula = r"f(g)_{k,:} = \sum_{n:\, i_n = k,\ k \ne p} g_{n,:} \qquad \frac{\partial f_{k,:}}{\partial g_{n,:}} = [\,i_n = k \ne p\,]"
 
     @staticmethod
     def forward(ctx, g, indices, rows, padding_idx):
