@@ -45,6 +45,7 @@ __all__ = [
     "ExponentialLR",
     "LinearLR",
     "CosineAnnealingLR",
+    "ReduceLROnPlateau",
 ]
 
 _SCHEDULE_DOCS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
@@ -419,3 +420,130 @@ class CosineAnnealingLR(LRScheduler):
             + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
             for base_lr in self.base_lrs
         ]
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply lr by ``factor`` when a watched number (``scheduler.step(val_loss)``)
+    has not improved for more than ``patience`` epochs, then wait ``cooldown``
+    epochs; never below ``min_lr``. Improvement is by more than ``threshold``
+    (relative, or absolute with ``threshold_mode='abs'``), downwards with
+    ``mode='min'``, upwards with ``'max'`` (an accuracy).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=1)
+    >>> for val_loss in [5.0, 4.0, 4.0, 4.0, 3.0]:
+    ...     plateau.step(val_loss)
+    ...     print(plateau.get_last_lr())
+    [1.0]
+    [1.0]
+    [1.0]
+    [0.1]
+    [0.1]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: list[float] | float = 0,
+        eps: float = 1e-8,
+    ) -> None:
+        # Not LRScheduler.__init__: no schedule to follow, nothing to step at start.
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        groups = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != groups:
+                raise ValueError(f"expected {groups} min_lrs, got {len(min_lr)}")
+            self.default_min_lr: float | None = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * groups
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = self._current_lrs()
+        self._set_comparison(mode, threshold, threshold_mode)
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def _set_comparison(self, mode: str, threshold: float, threshold_mode: str) -> None:
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+
+    def _is_better(self, value: float, best: float) -> bool:
+        if self.mode == "min":
+            if self.threshold_mode == "rel":
+                return value < best * (1.0 - self.threshold)
+            return value < best - self.threshold
+        if self.threshold_mode == "rel":
+            return value > best * (self.threshold + 1.0)
+        return value > best + self.threshold
+
+    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Take this epoch's value of the watched number (a float or a 0-d tensor)."""
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:  # bad epochs in the cooldown do not count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = self._current_lrs()
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def _reduce_lr(self) -> None:
+        groups = len(self.optimizer.param_groups)
+        if groups != len(self.min_lrs):  # a group was added since
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({groups}) differs from "
+                    f"when `ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually "
+                    "due to a new param group being added to the optimizer. Please modify the "
+                    "`min_lrs` field to match the length of the `optimizer` param groups."
+                )
+            self.min_lrs = [self.default_min_lr] * groups
+        for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, min_lr)
+            if old_lr - new_lr > self.eps:  # (changes smaller than eps are skipped)
+                group["lr"] = new_lr
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.__dict__.update(state_dict)
+        self._set_comparison(self.mode, self.threshold, self.threshold_mode)

@@ -2298,6 +2298,45 @@ def _(lib, inp):
     return out
 
 
+@program("lr-reduce-on-plateau")
+def _(lib, inp):
+    """ReduceLROnPlateau driven by a validation loss (min, rel and abs thresholds,
+    patience, cooldown, min_lr per group, the eps below which nothing changes) and an
+    accuracy (max); a 0-d tensor as the metric; state_dict and resuming; refusals."""
+    S = lib.optim.lr_scheduler
+    losses = [5.0, 4.0, 4.0, 3.9999, 4.1, 4.2, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    runs: dict[str, dict] = {
+        "default": {"patience": 1},
+        "abs-cooldown": {"patience": 1, "threshold": 0.5, "threshold_mode": "abs", "cooldown": 2},
+        "floor": {"patience": 0, "factor": 0.5, "min_lr": [0.3, 0.05]},
+        "eps": {"patience": 0, "factor": 0.9, "min_lr": 0.95, "eps": 0.1},
+        "max": {"mode": "max", "patience": 1},
+    }
+    out: dict[str, object] = {}
+    for name, options in runs.items():
+        w = lib.nn.Parameter(lib.ones(1))
+        optimizer = lib.optim.SGD([{"params": [w]}, {"params": [], "lr": 0.2}], lr=1.0)
+        plateau = S.ReduceLROnPlateau(optimizer, **options)
+        rates = []
+        for value in losses:
+            plateau.step(lib.tensor(value))
+            rates.append([plateau.get_last_lr(), plateau.num_bad_epochs, plateau.best])
+        out[name] = {"rates": rates, "state": plateau.state_dict()}
+    optimizer = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+    resumed = S.ReduceLROnPlateau(optimizer)
+    resumed.load_state_dict({**out["default"]["state"], "min_lrs": [0]})  # type: ignore[index]
+    resumed.step(10.0)
+    out["resumed"] = [resumed.best, resumed.num_bad_epochs, resumed.last_epoch]
+    out["refused"] = [
+        attempt(lambda: S.ReduceLROnPlateau(optimizer, factor=1.0)),
+        attempt(lambda: S.ReduceLROnPlateau(optimizer, mode="lowest")),
+        attempt(lambda: S.ReduceLROnPlateau(optimizer, threshold_mode="relative")),
+        attempt(lambda: S.ReduceLROnPlateau(optimizer, min_lr=[0.1, 0.2])),
+        attempt(lambda: S.ReduceLROnPlateau("sgd")),
+    ]
+    return out
+
+
 @program("adagrad")
 def _(lib, inp):
     """Adagrad's steps (lr_decay, weight_decay, initial_accumulator_value, maximize),
