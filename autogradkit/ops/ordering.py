@@ -4,7 +4,8 @@
 gradient of the values goes back to those places, as for ``gather`` with the same
 indices. Ties keep their original order (PyTorch's CPU sort is stable); ``nan``
 counts as larger than every number, so it comes last in ascending order and first
-in descending order and in ``topk``.
+in descending order and in ``topk``. Among tied values ``topk`` returns the ones
+PyTorch's C++ selection returns (see :mod:`._topk_order`).
 
 >>> import autogradkit as torch
 >>> x = torch.tensor([3.0, 1.0, 2.0], requires_grad=True)
@@ -23,6 +24,7 @@ import numpy as np
 from .. import return_types
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
+from ._topk_order import topk_positions
 from .select import _gather_key
 from .shape import scatter_into_zeros
 
@@ -81,6 +83,26 @@ def _order(data: np.ndarray, dim: int, descending: bool) -> np.ndarray:
         # then the numbers by decreasing value; lexsort is stable.
         return np.lexsort((-np.where(is_nan, 0, data), ~is_nan), axis=dim).astype(np.int64)
     return np.argsort(~data, axis=dim, kind="stable").astype(np.int64)  # ~x = -x - 1: reversed
+
+
+def _as_pytorch_picks_ties(data, indices, axis: int, largest: bool, sorted: bool):
+    """``indices`` with the rows where the choice among equal values matters (or
+    whose first k - 1 PyTorch leaves unsorted, ``sorted=False``) picked as PyTorch's
+    C++ algorithms pick them (see :mod:`._topk_order`); rows of distinct values
+    keep the stable order, which is theirs."""
+    rows = np.moveaxis(data, axis, -1).reshape(-1, data.shape[axis])
+    picked = np.moveaxis(indices, axis, -1).reshape(rows.shape[0], -1).copy()
+    redo = np.ones(rows.shape[0], bool)
+    if sorted:
+        in_order = np.sort(rows, axis=-1)
+        redo = np.any(in_order[:, 1:] == in_order[:, :-1], axis=-1)
+        if rows.dtype.kind == "f":
+            redo |= np.count_nonzero(np.isnan(rows), axis=-1) > 1
+    k = picked.shape[1]
+    for r in np.flatnonzero(redo).tolist():
+        picked[r] = topk_positions(rows[r].tolist(), k, largest, sorted)
+    shape = np.moveaxis(indices, axis, -1).shape
+    return np.moveaxis(picked.reshape(shape), -1, axis)
 
 
 def bool_dim_error(name: str, method: bool) -> TypeError:
@@ -159,5 +181,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     order = _order(input._data, axis, descending=bool(largest))
     # (A 0-d tensor is its own top element, for k = 0 too, as PyTorch answers.)
     indices = np.take(order, np.arange(k), axis=axis) if input.ndim else order
+    if input.ndim and k:
+        indices = _as_pytorch_picks_ties(input._data, indices, axis, bool(largest), bool(sorted))
     values = Topk.apply(input, axis, indices)
     return return_types.topk(values, Tensor._make(indices))

@@ -610,10 +610,11 @@ for dt in FLOATS:
         {"x": Inp((4, 3), dt, "ties")},
     )
     op(f"topk-{dt}", lambda lib, x: x.topk(2), {"x": Inp((3, 5), dt)})
+    op(f"topk-ties-{dt}", lambda lib, x: x.topk(3), {"x": Inp((4, 9), dt, "ties")})
     op(
         f"topk-smallest-dim0-{dt}",
         lambda lib, x: lib.topk(x, 3, dim=0, largest=False),
-        {"x": Inp((5, 2), dt)},
+        {"x": Inp((5, 2), dt, "ties")},
     )
 op(
     "sort-stable-keyword",
@@ -656,7 +657,11 @@ def _(lib, inp):
         "argsort-bool-dim-method": attempt(lambda: i.argsort(True)),
         "argsort-bool-dim": attempt(lambda: lib.argsort(i, True)),
         "sort-bool-dim-method": attempt(lambda: i.sort(True)),
-        "topk-int": (i * 10 + lib.arange(4)).topk(2, 1),  # no ties: see docs/differences.md
+        "topk-int": i.topk(2, 1),
+        "topk-int-ties-unsorted": i.topk(3, 1, sorted=False),
+        "topk-many-ties": lib.tensor([1.0, 5.0, 5.0, 5.0, 2.0, 5.0, 1.0, 5.0]).topk(3),
+        "topk-partial-sort-ties": (lib.arange(200) % 7).topk(3),
+        "topk-partial-sort-smallest": (lib.arange(130) % 5).topk(2, largest=False),
         "sort-nan": nans.sort(),
         "sort-nan-descending": nans.sort(descending=True),
         "argsort-nan": nans.argsort(descending=True),

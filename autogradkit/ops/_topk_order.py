@@ -1,0 +1,205 @@
+"""Which of several tied elements ``topk`` returns: PyTorch's CPU order, step by step.
+
+PyTorch's CPU ``topk`` (``aten/src/ATen/native/TopKImpl.h``) puts each row's
+``(value, position)`` pairs in a vector and calls C++'s ``std::partial_sort`` (when
+``k * 64 <= n``) or ``std::nth_element`` followed by ``std::sort`` of the first
+``k - 1`` pairs. Those algorithms leave equal values in an order that depends on
+their inner workings, not on the positions. This module replays GCC's libstdc++
+versions of them (``bits/stl_algo.h``, ``bits/stl_heap.h``) on a Python list, so
+that tied elements come out at the same positions as in PyTorch. It is a detail
+of parity, not a lesson: ``ordering.topk`` is where topk is explained.
+
+Only comparisons with ``before`` (PyTorch's comparator: larger first, nan as the
+largest; or smaller first) decide anything, so any value type works.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+Before = Callable[[float, float], bool]
+
+_THRESHOLD = 16  # libstdc++'s _S_threshold: ranges this small are insertion-sorted
+
+
+def before_largest(a: float, b: float) -> bool:
+    return (math.isnan(a) and not math.isnan(b)) or a > b
+
+
+def before_smallest(a: float, b: float) -> bool:
+    return (not math.isnan(a) and math.isnan(b)) or a < b
+
+
+def topk_positions(values: list, k: int, largest: bool, sorted: bool) -> list[int]:
+    """The positions of the k values PyTorch's CPU topk returns, in its order."""
+    queue = [(v, j) for j, v in enumerate(values)]
+    comp = before_largest if largest else before_smallest
+
+    def less(a: tuple, b: tuple) -> bool:
+        return comp(a[0], b[0])
+
+    if k == 0:
+        return []
+    if k * 64 <= len(queue):
+        _partial_sort(queue, 0, k, len(queue), less)
+    else:
+        _nth_element(queue, 0, k - 1, len(queue), less)
+        if sorted:
+            _sort(queue, 0, k - 1, less)
+    return [j for _, j in queue[:k]]
+
+
+def _lg(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _insertion_sort(q: list, first: int, last: int, less) -> None:
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        if less(q[i], q[first]):
+            value = q[i]
+            q[first + 1 : i + 1] = q[first:i]
+            q[first] = value
+        else:
+            _unguarded_linear_insert(q, i, less)
+
+
+def _unguarded_linear_insert(q: list, last: int, less) -> None:
+    value = q[last]
+    nxt = last - 1
+    while less(value, q[nxt]):
+        q[last] = q[nxt]
+        last = nxt
+        nxt -= 1
+    q[last] = value
+
+
+def _move_median_to_first(q: list, result: int, a: int, b: int, c: int, less) -> None:
+    if less(q[a], q[b]):
+        if less(q[b], q[c]):
+            q[result], q[b] = q[b], q[result]
+        elif less(q[a], q[c]):
+            q[result], q[c] = q[c], q[result]
+        else:
+            q[result], q[a] = q[a], q[result]
+    elif less(q[a], q[c]):
+        q[result], q[a] = q[a], q[result]
+    elif less(q[b], q[c]):
+        q[result], q[c] = q[c], q[result]
+    else:
+        q[result], q[b] = q[b], q[result]
+
+
+def _unguarded_partition(q: list, first: int, last: int, pivot: int, less) -> int:
+    while True:
+        while less(q[first], q[pivot]):
+            first += 1
+        last -= 1
+        while less(q[pivot], q[last]):
+            last -= 1
+        if not first < last:
+            return first
+        q[first], q[last] = q[last], q[first]
+        first += 1
+
+
+def _unguarded_partition_pivot(q: list, first: int, last: int, less) -> int:
+    mid = first + (last - first) // 2
+    _move_median_to_first(q, first, first + 1, mid, last - 1, less)
+    return _unguarded_partition(q, first + 1, last, first, less)
+
+
+def _adjust_heap(q: list, first: int, hole: int, length: int, value, less) -> None:
+    top = hole
+    child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(q[first + child], q[first + child - 1]):
+            child -= 1
+        q[first + hole] = q[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        q[first + hole] = q[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(q[first + parent], value):
+        q[first + hole] = q[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    q[first + hole] = value
+
+
+def _make_heap(q: list, first: int, last: int, less) -> None:
+    length = last - first
+    if length < 2:
+        return
+    parent = (length - 2) // 2
+    while True:
+        _adjust_heap(q, first, parent, length, q[first + parent], less)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(q: list, first: int, last: int, result: int, less) -> None:
+    value = q[result]
+    q[result] = q[first]
+    _adjust_heap(q, first, 0, last - first, value, less)
+
+
+def _heap_select(q: list, first: int, middle: int, last: int, less) -> None:
+    _make_heap(q, first, middle, less)
+    for i in range(middle, last):
+        if less(q[i], q[first]):
+            _pop_heap(q, first, middle, i, less)
+
+
+def _partial_sort(q: list, first: int, middle: int, last: int, less) -> None:
+    _heap_select(q, first, middle, last, less)
+    while middle - first > 1:  # __sort_heap
+        middle -= 1
+        _pop_heap(q, first, middle, middle, less)
+
+
+def _nth_element(q: list, first: int, nth: int, last: int, less) -> None:
+    if first == last or nth == last:
+        return
+    depth = 2 * _lg(last - first)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(q, first, nth + 1, last, less)
+            q[first], q[nth] = q[nth], q[first]
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(q, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(q, first, last, less)
+
+
+def _sort(q: list, first: int, last: int, less) -> None:
+    if first == last:
+        return
+    _introsort_loop(q, first, last, 2 * _lg(last - first), less)
+    if last - first > _THRESHOLD:  # __final_insertion_sort
+        _insertion_sort(q, first, first + _THRESHOLD, less)
+        for i in range(first + _THRESHOLD, last):
+            _unguarded_linear_insert(q, i, less)
+    else:
+        _insertion_sort(q, first, last, less)
+
+
+def _introsort_loop(q: list, first: int, last: int, depth: int, less) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _partial_sort(q, first, last, last, less)
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(q, first, last, less)
+        _introsort_loop(q, cut, last, depth, less)
+        last = cut
