@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._quiet_numpy import quietly
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
 from .reduction import _dims
@@ -177,6 +178,7 @@ class Trace(Linear):
     formula = r"f(x) = \textstyle\sum_i x_{ii} \qquad \frac{\partial f}{\partial x_{ij}} = [i = j]"
 
     @staticmethod
+    @quietly  # inf + -inf is nan, silently (as PyTorch)
     def forward(ctx, x):
         ctx.shape = x.shape
         return np.asarray(np.trace(x))

@@ -74,13 +74,18 @@ class Atan2(BinaryFunction):
     @staticmethod
     def forward(ctx, y, x):
         ctx.save_for_backward(y, x)
-        return np.arctan2(*_float_pair(y, x))
+        y, x = _float_pair(y, x)
+        # In float64, then rounded: NumPy's float32 atan2 can be one ulp off
+        # (atan2(1, 1) = 0.78539812), PyTorch's is not.
+        return np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(y.dtype)
 
     @staticmethod
-    @quietly  # at the origin: 0/0, nan, as PyTorch
+    @quietly  # at the origin: 1/0, replaced
     def backward(ctx, grad_output):
         y, x = ctx.saved_tensors
-        reciprocal = 1 / (y * y + x * x)  # grouped as PyTorch's atan2_backward
+        squares = y * y + x * x
+        # PyTorch's atan2_backward: 1/(x² + y²), and 0 at the origin (no nan there).
+        reciprocal = MaskedFill.in_formula(1 / squares, _values(squares) == 0, 0)
         return grad_output * x * reciprocal, grad_output * -y * reciprocal
 
 
@@ -158,6 +163,7 @@ class Lerp(Elementwise):
     formula = r"f(a, b) = a + w\,(b - a) \qquad \frac{\partial f}{\partial a} = 1 - w, \quad \frac{\partial f}{\partial b} = w"
 
     @staticmethod
+    @quietly  # inf - inf is nan, silently (as PyTorch)
     def forward(ctx, start, end, weight):
         ctx.weight = weight
         start, end = promote(start, end)
@@ -175,6 +181,7 @@ class LerpTensorWeight(Function):
     formula = r"f(a, b, w) = a + w\,(b - a) \qquad \frac{\partial f}{\partial a} = 1 - w, \quad \frac{\partial f}{\partial b} = w, \quad \frac{\partial f}{\partial w} = b - a"
 
     @staticmethod
+    @quietly  # as Lerp
     def forward(ctx, start, end, weight):
         ctx.save_for_backward(start, end, weight)
         return _lerp(start, end, weight)

@@ -768,6 +768,31 @@ def _(lib, inp):
     }
 
 
+@register_program("atan2-lerp-trace-at-zeros-and-infinities")
+def _(lib, inp):
+    nan, inf = float("nan"), float("inf")
+    y = lib.tensor([0.0, 0.0, 1.0, 1.0], requires_grad=True)
+    x = lib.tensor([0.0, 1.0, 0.0, 1.0], requires_grad=True)
+    angle = lib.atan2(y, x)  # the origin's gradient is 0 in PyTorch, not nan
+    angle.sum().backward()
+    a = lib.tensor([inf, 1.0, -inf], requires_grad=True)
+    line = lib.lerp(a, a * 2, 0.5)
+    line.sum().backward()
+    m = lib.tensor([[inf, 1.0], [1.0, -inf]], requires_grad=True)
+    both = lib.tensor([0.0, 1.0], dtype=lib.float64, requires_grad=True)
+    return {
+        "angle": angle,
+        "y": y,
+        "x": x,
+        "line": line,
+        "a": a,
+        "trace": m.trace(),
+        "atan2-same-tensor": lib.autograd.grad(lib.atan2(both, both).sum(), both),
+        "erf-edges": lib.erf(lib.tensor([inf, -inf, nan])),
+        "xlogy-edges": lib.xlogy(lib.tensor([0.0, inf, nan]), lib.tensor([0.0, inf, nan])),
+    }
+
+
 @register_program("randperm")
 def _(lib, inp):
     lib.manual_seed(0)
