@@ -427,6 +427,10 @@ def __getattr__(name: str):
     # nn, optim, the generator and the visual tools load on first use
     # (`torch.nn.Linear` works as in PyTorch), keeping `import autogradkit` fast
     # (matplotlib and ipywidgets are heavy; nn and optim are a third of the kit).
+    if name == "Generator":  # torch.Generator().manual_seed(42), for generator=...
+        from .random import Generator
+
+        return Generator
     if name in ("nn", "optim", "viz", "widgets", "random", "serialization"):
         import importlib
 

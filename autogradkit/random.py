@@ -502,8 +502,22 @@ class Generator:
 
     __slots__ = ("_seed", "_key", "_left", "_next", "_normal_cache", "_float_normal_cache")
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, device=None) -> None:
+        # torch.Generator(device="cpu") or torch.Generator("cpu"): a device, checked
+        # as tensors' are (the seed argument is this kit's own, for its tests).
+        if isinstance(seed, str) or type(seed).__name__ == "device":
+            seed, device = None, seed
+        from ._device import check_device
+
+        check_device(device)
         self.manual_seed(_DEFAULT_RNG_SEED if seed is None else seed)
+
+    @property
+    def device(self):
+        """Always the CPU (``device(type='cpu')``)."""
+        from ._device import device
+
+        return device("cpu")
 
     def __repr__(self) -> str:
         return f"<autogradkit.Generator initial_seed={self._seed}>"

@@ -555,6 +555,21 @@ def _(lib, inp):
     return out
 
 
+@register_program("generator-objects")
+def _(lib, inp):
+    g = lib.Generator().manual_seed(42)
+    first = (lib.normal(0.0, 1.0, (3,), generator=g), lib.randperm(6, generator=g))
+    h = lib.Generator(device="cpu")
+    return {
+        "first": first,
+        "again": lib.randn(2, generator=g),
+        "initial_seed": (g.initial_seed(), h.initial_seed()),
+        "device": str(h.device),
+        "is-a-generator": isinstance(lib.manual_seed(1), lib.Generator),
+        "positional-device": lib.Generator("cpu").manual_seed(5).initial_seed(),
+    }
+
+
 @register_program("normal-with-tensor-parameters")
 def _(lib, inp):
     lib.manual_seed(1)
