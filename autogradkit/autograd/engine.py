@@ -348,9 +348,12 @@ class _GraphTask:
         captures, needed = self.captures, self.needed
         assert captures is not None and needed is not None
         skip = type(node) is AccumulateGrad or node not in needed
-        if skip and node._needs_call:
+        places = captures.get(node, ())
+        # A node neither asked about nor leading to an input is not run at all: not
+        # even the hooks or retain_grad() of its tensors (its gradient is not needed).
+        if skip and places and node._needs_call:
             grad = self._tensor_hooks_before(node, grad)
-        for position, output_nr in captures.get(node, ()):
+        for position, output_nr in places:
             self.captured[position] = grad[output_nr] if node._multi_output else grad
         return skip
 
