@@ -56,6 +56,15 @@ def _spread(grad, shape: tuple):
     return spread
 
 
+def _spread_mean(grad, count: int, shape: tuple):
+    """``grad / count`` repeated over ``shape`` (a mean's backward). On tensors (a
+    create_graph pass) in PyTorch's order, expand then divide: the gradient is a new
+    tensor that can be changed in place, not an expanded view of one value."""
+    if isinstance(grad, Tensor):
+        return _spread(grad, shape) / count
+    return _spread(grad / count, shape)
+
+
 def _kept_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
@@ -120,7 +129,7 @@ class Mean(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return _spread(grad_output / ctx.count, ctx.shape)
+        return _spread_mean(grad_output, ctx.count, ctx.shape)
 
 
 class MeanDim(Linear):
@@ -143,7 +152,7 @@ class MeanDim(Linear):
     def backward(ctx, grad_output):
         if not ctx.keepdim:
             grad_output = grad_output.reshape(_kept_shape(ctx.shape, ctx.dims))
-        return _spread(grad_output / ctx.count, ctx.shape), None, None
+        return _spread_mean(grad_output, ctx.count, ctx.shape), None, None
 
 
 def _resolve(dim, keepdim, axis, keepdims):

@@ -2620,6 +2620,40 @@ def _(lib, inp):
     return out
 
 
+@program("mean-create-graph-gradient-is-a-new-tensor")
+def _(lib, inp):
+    """A mean's gradient under create_graph is PyTorch's expand-then-divide: a new
+    tensor that can be changed in place (a sum's is an expanded view, refused).
+    Ours divided first and expanded the one value, so add_ and friends raised."""
+    out = {}
+    for reduction in ["mean", "mean0", "mean1 keepdim", "sum"]:
+        for op in ["add_", "mul_", "copy_", "setitem"]:
+            x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+            if reduction == "mean":
+                y = x.mean()
+            elif reduction == "mean0":
+                y = x.mean(0).sum()
+            elif reduction == "mean1 keepdim":
+                y = x.mean(1, keepdim=True).sum()
+            else:
+                y = x.sum()
+            (g,) = lib.autograd.grad(y, x, create_graph=True)
+
+            def change(g=g, op=op):
+                if op == "add_":
+                    g.add_(0.5)
+                elif op == "mul_":
+                    g.mul_(2.0)
+                elif op == "copy_":
+                    g.copy_(lib.ones(2, 3))
+                else:
+                    g[0] = 3.0
+                return g
+
+            out[f"{reduction} {op}"] = attempt(change)
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
