@@ -252,6 +252,13 @@ class Expand(Linear):
 
     @staticmethod
     def forward(ctx, x, shape):
+        if int(np.prod(shape)) == x.size:
+            # Nothing repeated (the same shape, or size-1 dimensions added): each
+            # element still appears once, so the view stays writable, as PyTorch's
+            # is. (A shape assignment makes a view or raises; it never copies.)
+            view = x.view()
+            view.shape = shape
+            return view
         return np.broadcast_to(x, shape)
 
     @staticmethod

@@ -2654,6 +2654,29 @@ def _(lib, inp):
     return out
 
 
+@program("expand-that-repeats-nothing-is-writable")
+def _(lib, inp):
+    """expand to the same shape, or with size-1 dimensions added, repeats no element:
+    the view can be changed in place (and changes its base), as in PyTorch; a real
+    repeat is refused. A 0-d sum's create_graph gradient is such a view."""
+    out = {}
+    for name, shape in [("same", (3,)), ("leading 1", (1, 3)), ("two leading 1s", (1, 1, 3))]:
+        a = lib.tensor([1.0, 2.0, 3.0])
+        e = a.expand(*shape)
+
+        def change(e=e, a=a):
+            e.add_(1.0)
+            return [e, a, a._version]
+
+        out[name] = attempt(change)
+    a = lib.tensor([[1.0, 2.0, 3.0]])
+    out["repeated"] = attempt(lambda: a.expand(2, 3).add_(1.0))
+    x = lib.tensor(2.0, requires_grad=True)
+    (g,) = lib.autograd.grad(x.sum(), x, create_graph=True)
+    out["0-d sum gradient"] = attempt(lambda: [g.zero_(), g.add_(3.0)])
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
