@@ -1400,6 +1400,39 @@ class NativeLayerNorm(Function):
             grad_bias = np.sum(grad_output, axis=batch_axes)
         return grad_x, grad_weight, grad_bias, None, None
 
+    @staticmethod
+    def jvp(ctx, t_x, t_weight, t_bias, _dims=None, _eps=None):
+        """ẏ = γ·ẋ̂ + γ̇·x̂ + β̇, where ẋ̂ = r·(ẋ − mean(ẋ) − x̂·mean(x̂·ẋ)): the
+        Jacobian of x̂ is symmetric, so that is backward's formula on the tangent."""
+        _, weight = ctx.saved_tensors
+        return _normalization_tangent(ctx, t_x, t_weight, t_bias, weight, ctx.axes)
+
+
+def _normalization_tangent(ctx, t_x, t_weight, t_bias, weight, axes, per_channel=None):
+    """The tangent of γ·x̂ + β (layer or batch norm) from the tangents of x, γ, β
+    (``per_channel``: the shape that lays γ and β along dimension 1)."""
+
+    def laid_out(value):
+        return value if per_channel is None else value.reshape(per_channel)
+
+    parts = []
+    if t_x is not None:
+        if getattr(ctx, "batch_statistics", True):
+            moved = _standardised_grad(t_x, ctx.x_hat, ctx.rstd, axes)
+        else:  # the running statistics are constants
+            moved = t_x * ctx.rstd
+        parts.append(moved * laid_out(weight) if weight is not None else moved)
+    if t_weight is not None:
+        parts.append(laid_out(t_weight) * ctx.x_hat)
+    if t_bias is not None:
+        parts.append(laid_out(t_bias))
+    if not parts:
+        return None
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
 
 def _recorded_statistics(x: Tensor, axes: tuple[int, ...], eps: float):
     """x̂ and r = 1/√(σ² + eps) over ``axes``, computed from the tensor x in a
@@ -1535,6 +1568,13 @@ class NativeBatchNorm(Function):
         if ctx.needs_input_grad[2]:
             grad_bias = np.sum(grad_output, axis=axes)
         return grad_x, grad_weight, grad_bias, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_x, t_weight, t_bias, *_constants):
+        """ẏ = γ·ẋ̂ + γ̇·x̂ + β̇ per channel, ẋ̂ as LayerNorm's over the batch axes in
+        training, r·ẋ with the running statistics."""
+        _, weight = ctx.saved_tensors
+        return _normalization_tangent(ctx, t_x, t_weight, t_bias, weight, ctx.axes, ctx.per_channel)
 
 
 def batch_norm(

@@ -1777,6 +1777,33 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "normalization-forward-mode",
+    {"x": Inp((4, 3), F64), "tx": Inp((4, 3), F64), "w": Inp((3,), F64), "tw": Inp((3,), F64)},
+)
+def _(lib, inp):
+    """Forward-mode tangents through layer_norm and batch_norm (training and with
+    running statistics), for the input's and the weight's and bias's tangents."""
+    F, fwAD = lib.nn.functional, lib.autograd.forward_ad
+    x, tx, w, tw = (lib.tensor(inp[k]) for k in ("x", "tx", "w", "tw"))
+    b, tb = w * 0.5, tw * -2.0
+    mean, var = lib.tensor([0.1, -0.2, 0.3], dtype=lib.float64), w * w + 0.5
+    functions = {
+        "layer_norm": lambda a, c, d: F.layer_norm(a, (3,), c, d),
+        "batch_norm-train": lambda a, c, d: F.batch_norm(a, None, None, c, d, training=True),
+        "batch_norm-eval": lambda a, c, d: F.batch_norm(a, mean, var, c, d),
+    }
+    out = {}
+    for name, fn in functions.items():
+        # (PyTorch's batch_norm tangent formula warns that torch.jit.script is deprecated)
+        with warnings.catch_warnings(), fwAD.dual_level():
+            warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+            y = fn(fwAD.make_dual(x, tx), fwAD.make_dual(w, tw), fwAD.make_dual(b, tb))
+            only_x = fn(fwAD.make_dual(x, tx), w, b)
+            out[name] = [fwAD.unpack_dual(y).tangent, fwAD.unpack_dual(only_x).tangent]
+    return out
+
+
 # ----------------------------------------------------------------------------- LazyLinear
 
 
