@@ -454,6 +454,42 @@ class InplaceMethods(TensorBase):
         sample = gen.normal(self._data.shape, float(mean), float(std), self._data.dtype)
         return self._written_inplace(lambda x: ops.sampling.NormalInplace.apply(x, sample))
 
+    def erf_(self) -> Self:
+        """In place: ``self = erf(self)``."""
+        return self._written_inplace(ops.special.erf)
+
+    def atan2_(self, other) -> Self:
+        """In place: ``self = atan2(self, other)``."""
+        return self._written_inplace(lambda x: ops.special.atan2(x, other), other)
+
+    arctan2_ = atan2_
+
+    def hypot_(self, other) -> Self:
+        """In place: ``self = hypot(self, other)``."""
+        return self._written_inplace(lambda x: ops.special.hypot(x, other), other)
+
+    def xlogy_(self, other) -> Self:
+        """In place: ``self = xlogy(self, other)``."""
+        return self._written_inplace(lambda x: ops.special.xlogy(x, other), other)
+
+    def lerp_(self, end, weight) -> Self:
+        """In place: ``self += weight · (end − self)`` (PyTorch's Adam keeps its running
+        average of gradients with ``exp_avg.lerp_(grad, 1 - beta1)``)."""
+        operand = end if isinstance(end, TensorBase) and end.requires_grad else weight
+        return self._written_inplace(lambda x: ops.special.lerp(x, end, weight), operand)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1) -> Self:
+        """In place: ``self += value · tensor1 · tensor2`` (optimisers' running averages
+        of squared gradients: ``v.mul_(beta2).addcmul_(g, g, value=1 - beta2)``)."""
+        operand = tensor1 if isinstance(tensor1, TensorBase) and tensor1.requires_grad else tensor2
+        return self._written_inplace(
+            lambda x: ops.special.addcmul(x, tensor1, tensor2, value=value), operand
+        )
+
+    def cumprod_(self, dim, *, dtype=None) -> Self:
+        """In place: running products along ``dim``."""
+        return self._written_inplace(lambda x: ops.accumulate.cumprod(x, dim, dtype=dtype))
+
     def tril_(self, diagonal: int = 0) -> Self:
         """In place: zeros above diagonal ``diagonal``, as :func:`~autogradkit.tril`."""
         return self._written_inplace(functools.partial(ops.rearrange.tril, diagonal=diagonal))

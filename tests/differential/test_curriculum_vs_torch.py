@@ -808,6 +808,38 @@ def _(lib, inp):
     }
 
 
+@register_program("in-place-erf-atan2-hypot-xlogy-lerp-addcmul-cumprod")
+def _(lib, inp):
+    leaf = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = leaf * 1
+    steps = []
+    y.addcmul_(leaf, leaf, value=0.5)
+    steps.append(y.clone())
+    y.lerp_(leaf * 2, 0.3)
+    y.erf_()
+    y.atan2_(leaf)
+    y = y * 1
+    y.hypot_(leaf)
+    y = y * 1
+    y.xlogy_(leaf + 1)
+    y.cumprod_(0)
+    y.sum().backward()
+    with lib.no_grad():  # an optimiser's running averages, written out
+        v, m, g = lib.zeros(3), lib.zeros(3), lib.tensor([1.0, -2.0, 3.0])
+        v.mul_(0.9).addcmul_(g, g, value=0.1)
+        m.lerp_(g, 0.1)
+    return {
+        "steps": steps,
+        "y": y,
+        "leaf": leaf,
+        "v": v,
+        "m": m,
+        "broadcast-beyond": attempt(lambda: lib.ones(3).addcmul_(lib.ones(2, 3), lib.ones(3))),
+        "leaf-in-place": attempt(lambda: leaf.addcmul_(leaf, leaf)),
+        "lerp-beyond": attempt(lambda: lib.ones(3).lerp_(lib.ones(2, 3), 0.5)),
+    }
+
+
 @register_program("randperm")
 def _(lib, inp):
     lib.manual_seed(0)
