@@ -406,20 +406,22 @@ class Maximum(BinaryFunction):
     comparisons are false and both get the whole gradient, as in PyTorch."""
 
     node_name = "MaximumBackward0"
+    saved_order = (1, 0)  # PyTorch packs other, then self
     formula = r"f(x, y) = \max(x, y) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > y \\ \tfrac12 & x = y \\ 0 & x < y \end{cases}"
     scalars_are_inputs = False
 
     @staticmethod
     def forward(ctx, x, y):
         x, y = promote(x, y)
-        ctx.save_for_backward(*_tie_split(x, y, x < y, x > y))
+        # The inputs, as PyTorch saves them: changing one in place before backward
+        # is refused (the comparisons are made again in backward).
+        ctx.save_for_backward(x, y)
         return np.maximum(y, x)  # NumPy returns its second operand on a tie, PyTorch x
 
     @staticmethod
     def backward(ctx, grad_output):
-        share, x_loses, y_loses = ctx.saved_tensors
-        grad = grad_output * share  # grad/2 at ties, grad elsewhere
-        return select(~_values(x_loses), grad), select(~_values(y_loses), grad)
+        x, y = (_values(t) for t in ctx.saved_tensors)
+        return _tie_split(grad_output, x, y, x_loses=x < y, y_loses=x > y)
 
 
 class Minimum(BinaryFunction):
@@ -427,25 +429,30 @@ class Minimum(BinaryFunction):
     and ½ each where they tie"""
 
     node_name = "MinimumBackward0"
+    saved_order = (1, 0)  # PyTorch packs other, then self
     formula = r"f(x, y) = \min(x, y) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x < y \\ \tfrac12 & x = y \\ 0 & x > y \end{cases}"
     scalars_are_inputs = False
 
     @staticmethod
     def forward(ctx, x, y):
         x, y = promote(x, y)
-        ctx.save_for_backward(*_tie_split(x, y, x > y, x < y))
+        ctx.save_for_backward(x, y)  # see Maximum
         return np.minimum(y, x)  # see Maximum
 
-    backward = Maximum.backward
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = (_values(t) for t in ctx.saved_tensors)
+        return _tie_split(grad_output, x, y, x_loses=x > y, y_loses=x < y)
 
 
-def _tie_split(x, y, x_loses, y_loses) -> tuple:
-    """What ``maximum``/``minimum`` save: ½ where x and y tie (1 elsewhere), and
-    where each operand loses (its gradient is 0 there)."""
+def _tie_split(grad_output, x, y, x_loses, y_loses) -> tuple:
+    """``maximum``/``minimum``'s gradients: ``grad_output`` where an operand wins,
+    half of it to each where they tie, 0 where it loses."""
     share = np.where(x == y, 0.5, 1.0).astype(np.result_type(x, y), copy=False)
     if share.dtype.kind != "f":
         share = share.astype(np.float32)
-    return share, np.asarray(x_loses), np.asarray(y_loses)
+    grad = grad_output * share
+    return select(~np.asarray(x_loses), grad), select(~np.asarray(y_loses), grad)
 
 
 def exp(input: Tensor) -> Tensor:

@@ -987,6 +987,32 @@ def _(lib, inp):
     return out
 
 
+@program("maximum-minimum-save-their-inputs")
+def _(lib, inp):
+    """maximum and minimum save both inputs, as PyTorch does: an operand changed in
+    place before backward is refused (we saved masks, so the change went unnoticed),
+    and saved_tensors_hooks packs the two inputs. Ties still share the gradient."""
+    out = {}
+    for name in ["maximum", "minimum"]:
+        for changed in ["nothing", "constant", "tie"]:
+            c = lib.tensor([0.0, 2.0, 5.0])
+            w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            y = getattr(lib, name)(c, w)
+            if changed == "constant":
+                c.add_(10.0)
+            out[f"{name} {changed}"] = attempt(lambda y=y, w=w: lib.autograd.grad(y.sum(), w))
+        packed: list = []
+
+        def pack(t, packed=packed):
+            packed.append(t.tolist())
+            return t
+
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            getattr(lib, name)(lib.tensor([0.0, 2.0, 5.0]), w)
+        out[f"{name} packed"] = packed
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
