@@ -287,19 +287,16 @@ class Clamp(Elementwise):
     @staticmethod
     def forward(ctx, x, low, high):
         x = _cast(x, result_dtype(x, low, high))  # int tensor, float bound: float32
-        out = _clip(x, low, high)
-        inside = np.ones(x.shape, dtype=bool)
-        if low is not None:
-            inside &= x >= low
-        if high is not None:
-            inside &= x <= high
-        ctx.save_for_backward(inside)
-        return out
+        # x, as PyTorch saves it (so changing it in place before backward is
+        # refused); backward compares it with the bounds again.
+        ctx.save_for_backward(x)
+        ctx.low, ctx.high = low, high
+        return _clip(x, low, high)
 
     @staticmethod
     def backward(ctx, grad_output):
-        (inside,) = ctx.saved_tensors
-        return select(inside, grad_output), None, None
+        (x,) = ctx.saved_tensors
+        return select(_inside(_values(x), ctx.low, ctx.high), grad_output), None, None
 
 
 class ClampMin(Clamp):
@@ -324,17 +321,19 @@ class ClampMinTensor(Elementwise):
     formula = r"f(x, lo) = \max(x, lo) \qquad \frac{\partial f}{\partial x} = [x \ge lo], \quad \frac{\partial f}{\partial lo} = [x < lo]"
     scalars_are_inputs = False
 
+    saved_order = (1, 0)  # PyTorch packs the bound, then self
+
     @staticmethod
     def forward(ctx, x, low):
         target = result_dtype(x, low)  # promoted together, as clamp's operands are
         x, low = _cast(x, target), _cast(low, target)
-        ctx.save_for_backward(x >= low, x < low)
+        ctx.save_for_backward(x, low)  # see Clamp
         return np.maximum(low, x)  # see _clip
 
     @staticmethod
     def backward(ctx, grad_output):
-        kept, clamped = ctx.saved_tensors
-        return select(kept, grad_output), select(clamped, grad_output)
+        x, low = (_values(t) for t in ctx.saved_tensors)
+        return select(x >= low, grad_output), select(x < low, grad_output)
 
 
 class ClampMaxTensor(Elementwise):
@@ -345,14 +344,19 @@ class ClampMaxTensor(Elementwise):
     formula = r"f(x, hi) = \min(x, hi) \qquad \frac{\partial f}{\partial x} = [x \le hi], \quad \frac{\partial f}{\partial hi} = [x > hi]"
     scalars_are_inputs = False
 
+    saved_order = (1, 0)  # PyTorch packs the bound, then self
+
     @staticmethod
     def forward(ctx, x, high):
         target = result_dtype(x, high)
         x, high = _cast(x, target), _cast(high, target)
-        ctx.save_for_backward(x <= high, x > high)
+        ctx.save_for_backward(x, high)  # see Clamp
         return np.minimum(high, x)  # see _clip
 
-    backward = ClampMinTensor.backward
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, high = (_values(t) for t in ctx.saved_tensors)
+        return select(x <= high, grad_output), select(x > high, grad_output)
 
 
 class ClampTensor(Elementwise):
@@ -365,6 +369,8 @@ class ClampTensor(Elementwise):
     formula = r"f(x, lo, hi) = \min(\max(x, lo), hi) \qquad \frac{\partial f}{\partial x} = 1 \text{ inside the bounds}, \quad \frac{\partial f}{\partial lo} = 1 \text{ where } x < lo, \quad \frac{\partial f}{\partial hi} = 1 \text{ where } x > hi"
     scalars_are_inputs = False
 
+    saved_order = (2, 1, 0)  # PyTorch packs max, min, then self
+
     @staticmethod
     def forward(ctx, x, low, high):
         low = None if low is _NO_BOUND else low
@@ -373,31 +379,40 @@ class ClampTensor(Elementwise):
         # make a float32 tensor float64).
         target = result_dtype(x, low, high)
         x, low, high = (None if v is None else _cast(v, target) for v in (x, low, high))
+        ctx.save_for_backward(x, low, high)  # see Clamp
         out = x
-        below = np.zeros(x.shape, dtype=bool) if low is None else x < low
-        above = np.zeros(x.shape, dtype=bool) if high is None else x > high
-        # x ≥ lo and x ≤ hi (not "neither below nor above"): false at nan, as in PyTorch.
-        inside = np.ones(x.shape, dtype=bool)
         if low is not None:
-            inside = inside & (x >= low)
+            out = np.maximum(low, out)  # see _clip
         if high is not None:
-            inside = inside & (x <= high)
+            out = np.minimum(high, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        saved_x, saved_low, saved_high = ctx.saved_tensors
+        x = _values(saved_x)
+        low = None if saved_low is None else _values(saved_low)
+        high = None if saved_high is None else _values(saved_high)
+        below = np.zeros(np.shape(x), dtype=np.bool_) if low is None else x < low
+        above = np.zeros(np.shape(x), dtype=np.bool_) if high is None else x > high
         if low is not None and high is not None:
             # PyTorch's clamp_backward_min_max: an inverted interval sends the
             # gradient to max only.
             below = below & (low < high)
             above = above | (high < low)
-        if low is not None:
-            out = np.maximum(low, out)  # see _clip
-        if high is not None:
-            out = np.minimum(high, out)
-        ctx.save_for_backward(inside, below, above)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        inside, below, above = ctx.saved_tensors
+        inside = _inside(x, low, high)
         return select(inside, grad_output), select(below, grad_output), select(above, grad_output)
+
+
+def _inside(x, low, high):
+    """Where ``low ≤ x ≤ hi`` (a bound None: no bound). Not "neither below nor
+    above": false at nan, as in PyTorch."""
+    inside = np.ones(np.shape(x), dtype=bool)
+    if low is not None:
+        inside = inside & (x >= low)
+    if high is not None:
+        inside = inside & (x <= high)
+    return inside
 
 
 class Maximum(BinaryFunction):

@@ -1013,6 +1013,45 @@ def _(lib, inp):
     return out
 
 
+@program("clamp-saves-its-inputs")
+def _(lib, inp):
+    """clamp, clamp_min and clamp_max save the input (and tensor bounds), as PyTorch
+    does: changing one in place before backward is refused, and saved_tensors_hooks
+    packs them in PyTorch's order (bounds first). We saved masks made in forward."""
+    ways = {
+        "clamp(0, 1)": lambda t, lo, hi: t.clamp(0.0, 1.0),
+        "clamp_min(1)": lambda t, lo, hi: t.clamp_min(1.0),
+        "clamp_max(1)": lambda t, lo, hi: t.clamp_max(1.0),
+        "clamp_min(lo)": lambda t, lo, hi: t.clamp_min(lo),
+        "clamp_max(hi)": lambda t, lo, hi: t.clamp_max(hi),
+        "clamp(min=lo)": lambda t, lo, hi: t.clamp(min=lo),
+        "clamp(lo, hi)": lambda t, lo, hi: t.clamp(lo, hi),
+    }
+    out = {}
+    for name, way in ways.items():
+        for changed in ["nothing", "input", "bound"]:
+            x = lib.tensor([0.5, 2.0, -1.0], requires_grad=True)
+            lo, hi = lib.tensor([0.0, 1.0, 0.0]), lib.tensor([1.0, 3.0, 0.5])
+            h = x * 1
+            y = way(h, lo, hi)
+            if changed == "input":
+                h.add_(1.0)
+            elif changed == "bound":
+                lo.add_(1.0)
+                hi.add_(1.0)
+            out[f"{name} {changed}"] = attempt(lambda y=y, x=x: lib.autograd.grad(y.sum(), x))
+        packed: list = []
+
+        def pack(t, packed=packed):
+            packed.append(t.tolist())
+            return t
+
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            way(x * 1, lo, hi)
+        out[f"{name} packed"] = packed
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
