@@ -26,7 +26,8 @@ from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import _zeros_like, sigmoid, tanh
 from ..ops.pointwise import relu as pointwise_relu
-from ..ops.softmax import cross_entropy, nll_loss
+from ..ops.softmax import cross_entropy as _cross_entropy
+from ..ops.softmax import nll_loss
 from ..ops.where import select
 from ..tensor import Size, Tensor
 
@@ -1647,3 +1648,63 @@ def _moved_towards(running: Tensor, batch: np.ndarray, momentum: float) -> np.nd
     """(1 − momentum)·running + momentum·batch, in the running tensor's dtype."""
     moved = (1 - momentum) * running._data.astype(np.float64) + momentum * batch
     return moved.astype(running._data.dtype)
+
+
+# ----------------------------------------------------------------------------- cross_entropy
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy of class indices ``target`` under unnormalised scores ``input``:
+    ``nll_loss(log_softmax(input, 1), target)``.
+
+    With ``label_smoothing`` ε the target is the mixture (1 − ε)·one-hot + ε/C, so
+    the loss is (1 − ε)·NLL + ε/C·Σ_c −log p_c, computed and recorded as PyTorch
+    computes it (the smoothing term summed over the classes, 0 at ignored targets,
+    averaged over the rest, or over their weights).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> scores = torch.tensor([[2.0, 0.0, 0.0]], requires_grad=True)
+    >>> torch.nn.functional.cross_entropy(scores, torch.tensor([0]))
+    tensor(0.2395, grad_fn=<NllLossBackward0>)
+    >>> torch.nn.functional.cross_entropy(scores, torch.tensor([0]), label_smoothing=0.3)
+    tensor(0.6395, grad_fn=<AddBackward0>)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if label_smoothing > 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}"
+        )
+    if label_smoothing <= 0.0:  # (PyTorch takes a negative value as none, too)
+        return _cross_entropy(input, target, weight, ignore_index, reduction)
+    nll = _cross_entropy(input, target, weight, ignore_index, reduction)
+    class_dim = 1 if input.dim() >= 2 else 0
+    classes = input.shape[class_dim]
+    log_p = _softmax.log_softmax(input, class_dim)
+    if weight is not None:
+        per_class = weight.view(*[classes if d == class_dim else 1 for d in range(input.dim())])
+        smooth = -(log_p * per_class).sum(class_dim)
+    else:
+        smooth = -log_p.sum(class_dim)
+    ignored = target._data == ignore_index
+    smooth.masked_fill_(Tensor._make(np.asarray(ignored)), 0.0)
+    if reduction == "mean":
+        kept = target._data[~ignored]
+        if weight is not None:  # normalised by the weights, as nll_loss's mean is
+            denominator = Tensor._make(np.asarray(weight._data[kept].sum()))
+        else:
+            denominator = Tensor._make(np.asarray((~ignored).sum()))
+        smooth = smooth.sum() / denominator
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)

@@ -1575,14 +1575,29 @@ class BCEWithLogitsLoss(_Loss):
 
 class CrossEntropyLoss(_Loss):
     """Cross-entropy of class indices under unnormalised scores:
-    ``nll_loss(log_softmax(input, 1), target)``."""
+    ``nll_loss(log_softmax(input, 1), target)``, optionally with label smoothing
+    (``nn.functional.cross_entropy``)."""
 
     def __init__(
-        self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean"
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
         self.weight = weight
         self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )

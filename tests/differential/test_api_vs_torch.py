@@ -1990,6 +1990,49 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- cross_entropy(label_smoothing=...)
+
+
+@program(
+    "cross-entropy-label-smoothing",
+    {"x": Inp((4, 3), F32), "v": Inp((3,), F64)},
+    ignore_graph=True,  # MulBackward0 where PyTorch records MulBackward1 (docs/differences.md)
+)
+def _(lib, inp):
+    """label_smoothing in F.cross_entropy and nn.CrossEntropyLoss: every reduction,
+    class weights, ignored targets, a single sample, the gradient and the top nodes;
+    the legacy size_average/reduce arguments; ε outside [0, 1]."""
+    nn, F = lib.nn, lib.nn.functional
+    target = lib.tensor([2, 0, 1, -100])
+    weight = lib.tensor([1.0, 2.0, 0.5])
+    out: dict[str, object] = {}
+    for reduction in ("mean", "sum", "none"):
+        for name, w in (("plain", None), ("weighted", weight)):
+            x = lib.tensor(inp["x"], requires_grad=True)
+            loss = F.cross_entropy(x, target, w, reduction=reduction, label_smoothing=0.2)
+            loss.sum().backward()
+            out[f"{reduction}-{name}"] = [loss, x.grad, loss.grad_fn.name()]
+    x = lib.tensor(inp["x"], requires_grad=True)
+    module = nn.CrossEntropyLoss(label_smoothing=0.1)
+    out["module"] = [repr(module), module(x, lib.tensor([0, 1, 2, 0]))]
+    v = lib.tensor(inp["v"], requires_grad=True)
+    single = F.cross_entropy(v, lib.tensor(1), label_smoothing=0.5)
+    single.backward()
+    out["single"] = [single, v.grad]
+    # What each weighting multiplies (the Mul nodes' names differ: docs/differences.md)
+    out["weighted"] = [n.next_functions[0][0].name() for n, _ in single.grad_fn.next_functions]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        legacy = nn.CrossEntropyLoss(None, False)(x, lib.tensor([0, 1, 2, 0]))
+    out["legacy"] = [legacy, [str(w.message) for w in caught]]
+    out["outside"] = [
+        attempt(lambda: F.cross_entropy(x, target, label_smoothing=1.5)),
+        attempt(lambda: F.cross_entropy(x, target, label_smoothing=-0.1)),
+        attempt(lambda: F.cross_entropy(x, target, label_smoothing=1.0)),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
