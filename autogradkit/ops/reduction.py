@@ -19,7 +19,7 @@ from ..autograd.function import Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import broadcast_error
 from .pointwise import maximum, minimum
-from .where import select
+from .where import _values, select
 
 __all__ = ["sum", "sum_to_size", "mean", "max", "min", "argmax", "allclose"]
 
@@ -269,17 +269,23 @@ class Extremum(Reduction):
     @classmethod
     def forward(cls, ctx, x):
         out = np.asarray(cls.reducer(x))
-        hit = np.isnan(x) if out.dtype.kind == "f" and np.isnan(out) else x == out
-        ctx.save_for_backward(hit)
+        # x and the result, as PyTorch saves them: changing x in place before
+        # backward is refused (backward finds the elements equal to it again).
+        ctx.save_for_backward(x, out)
         # A Python number (count_nonzero gives a NumPy integer, whose quotient would
         # make a float32 gradient or tangent float64).
-        ctx.share = 1 / int(np.count_nonzero(hit))
+        ctx.share = 1 / int(np.count_nonzero(_hits(x, out)))
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        (hit,) = ctx.saved_tensors
-        return select(hit, grad_output * ctx.share)
+        x, out = (_values(t) for t in ctx.saved_tensors)
+        return select(_hits(x, out), grad_output * ctx.share)
+
+
+def _hits(x, out):
+    """Where ``x`` equals its extremum ``out`` (the nans, at a nan extremum)."""
+    return np.isnan(x) if out.dtype.kind == "f" and np.isnan(out) else x == out
 
 
 class MinAll(Extremum):

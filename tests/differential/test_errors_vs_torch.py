@@ -1052,6 +1052,37 @@ def _(lib, inp):
     return out
 
 
+@program("reduction-input-modified-before-backward")
+def _(lib, inp):
+    """Reductions whose backward reads their input refuse it changed in place before
+    backward; x.max() and x.min() saved a mask made in forward, so they did not.
+    Ties still share the gradient."""
+    ways = {
+        "max": lambda h: h.max(),
+        "min": lambda h: h.min(),
+        "max(0)": lambda h: h.max(0).values,
+        "amax(0)": lambda h: h.amax(0),
+        "prod": lambda h: h.prod(),
+        "std": lambda h: h.std(),
+        "norm": lambda h: h.norm(),
+        "logsumexp(0)": lambda h: h.logsumexp(0),
+        "sort": lambda h: h.sort(-1).values,
+        "sum": lambda h: h.sum(),
+    }
+    out = {}
+    for name, way in ways.items():
+        for changed in [False, True]:
+            x = lib.tensor([[0.5, 3.0], [3.0, -1.0]], requires_grad=True)
+            h = x * 1
+            y = way(h)
+            if changed:
+                h.add_(1.0)
+            out[f"{name} changed={changed}"] = attempt(
+                lambda y=y, x=x: lib.autograd.grad(y.sum(), x)
+            )
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
