@@ -290,7 +290,9 @@ class NllLoss(Linear):
             out = losses
         ctx.key = (rows, safe_targets) if batched else safe_targets
         ctx.shape, ctx.scale, ctx.reduction = log_probs.shape, scale, reduction
-        ctx.save_for_backward(target)
+        # The input too, as PyTorch saves it (its backward reads only the shape): an
+        # input changed in place before backward is refused there.
+        ctx.save_for_backward(log_probs, target)
         return np.asarray(out, dtype=log_probs.dtype)
 
     @staticmethod
