@@ -37,6 +37,7 @@ from .modules import (
     Softmax,
     Softplus,
     Tanh,
+    Unflatten,
 )
 from .parameter import Parameter, UninitializedParameter
 
@@ -58,6 +59,7 @@ __all__ = [
     "LayerNorm",
     "BatchNorm1d",
     "Flatten",
+    "Unflatten",
     "Identity",
     "ReLU",
     "LeakyReLU",

@@ -50,6 +50,7 @@ __all__ = [
     "LayerNorm",
     "BatchNorm1d",
     "Flatten",
+    "Unflatten",
     "Identity",
     "ReLU",
     "LeakyReLU",
@@ -204,6 +205,42 @@ class Module:
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at the dotted path ``target`` (``"1.0"``: child 0 of child 1;
+        ``""``: this module)."""
+        module = self
+        for name in target.split(".") if target else []:
+            if not hasattr(module, name):
+                raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+            module = getattr(module, name)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Tensor:
+        """The parameter at the dotted path ``target`` (``"1.0.weight"``), as
+        ``named_parameters()`` names it.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Linear(3, 1))
+        >>> model.get_parameter("1.bias").shape
+        autogradkit.Size([1])
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def register_module(self, name: str, module: Module | None) -> None:
+        """:meth:`add_module` under PyTorch's other name."""
+        self.add_module(name, module)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Register ``module`` as the child called ``name`` (what attribute
@@ -1251,6 +1288,40 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size`` (one size may be −1, inferred):
+    the inverse of Flatten, recorded as a view (``ViewBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.Unflatten(1, (2, 3))(torch.ones(4, 6)).shape
+    autogradkit.Size([4, 2, 3])
+    """
+
+    def __init__(self, dim: int, unflattened_size: tuple[int, ...] | list[int]) -> None:
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        shape = list(input.shape)
+        dim = self.dim % len(shape) if shape else 0
+        sizes = [int(size) for size in self.unflattened_size]
+        known = math.prod(size for size in sizes if size != -1)
+        if -1 in sizes and known and shape[dim] % known == 0:
+            sizes[sizes.index(-1)] = shape[dim] // known
+        if math.prod(sizes) != shape[dim]:
+            raise RuntimeError(
+                f"unflatten: Provided sizes {[int(s) for s in self.unflattened_size]} don't "
+                f"multiply up to the size of dim {self.dim} ({shape[dim]}) in the input tensor"
+            )
+        return input.view(*shape[:dim], *sizes, *shape[dim + 1 :])
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size!r}"
 
 
 class Identity(Module):

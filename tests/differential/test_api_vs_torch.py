@@ -2033,6 +2033,43 @@ def _(lib, inp):
     return out
 
 
+@program("get-submodule-parameter-and-unflatten")
+def _(lib, inp):
+    """Module.get_submodule / get_parameter / register_module, and nn.Unflatten
+    (a view; one size inferred), with their refusals."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU(), nn.Linear(3, 1)))
+    model.register_module("extra", nn.Tanh())
+    unflatten = nn.Unflatten(1, (2, 3))
+    x = lib.ones(4, 6, requires_grad=True)
+    y = unflatten(x)
+    y.sum().backward()
+    return {
+        "found": [
+            repr(model.get_submodule("1.1")),
+            model.get_submodule("") is model,
+            model.get_parameter("1.1.bias"),
+            list(dict(model.named_children())),
+        ],
+        "unflatten": [
+            repr(unflatten),
+            repr(nn.Unflatten(1, [2, 3])),
+            y,
+            x.grad,
+            nn.Unflatten(-1, (2, -1))(lib.ones(2, 6)).shape,
+        ],
+        "refused": [
+            attempt(lambda: model.get_submodule("2")),
+            attempt(lambda: model.get_submodule("0.x")),
+            attempt(lambda: model.get_submodule("0.weight")),
+            attempt(lambda: model.get_parameter("0.x")),
+            attempt(lambda: model.get_parameter("0.in_features")),
+            attempt(lambda: unflatten(lib.ones(4, 5))),
+        ],
+    }
+
+
 # ----------------------------------------------------------------------------- load_state_dict(assign=True)
 
 
