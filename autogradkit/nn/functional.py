@@ -1653,6 +1653,15 @@ def _moved_towards(running: Tensor, batch: np.ndarray, momentum: float) -> np.nd
 # ----------------------------------------------------------------------------- cross_entropy
 
 
+def _is_class_probabilities(input: Tensor, target) -> bool:
+    """A float target shaped like the input (ops.softmax.cross_entropy refuses it)."""
+    return (
+        isinstance(target, Tensor)
+        and target._data.dtype.kind == "f"
+        and target.shape == input.shape
+    )
+
+
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -1685,12 +1694,15 @@ def cross_entropy(
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}"
         )
-    if label_smoothing <= 0.0:  # (PyTorch takes a negative value as none, too)
+    if label_smoothing <= 0.0 or _is_class_probabilities(input, target):
+        # (PyTorch takes a negative value as none, too; probabilities are refused there)
         return _cross_entropy(input, target, weight, ignore_index, reduction)
-    nll = _cross_entropy(input, target, weight, ignore_index, reduction)
+    _softmax._check_target(target, "cross_entropy_loss")
     class_dim = 1 if input.dim() >= 2 else 0
     classes = input.shape[class_dim]
+    # One log_softmax for both terms: PyTorch's graph shares its node.
     log_p = _softmax.log_softmax(input, class_dim)
+    nll = nll_loss(log_p, target, weight, ignore_index, reduction)
     if weight is not None:
         per_class = weight.view(*[classes if d == class_dim else 1 for d in range(input.dim())])
         smooth = -(log_p * per_class).sum(class_dim)

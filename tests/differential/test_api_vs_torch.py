@@ -2019,8 +2019,14 @@ def _(lib, inp):
     single = F.cross_entropy(v, lib.tensor(1), label_smoothing=0.5)
     single.backward()
     out["single"] = [single, v.grad]
-    # What each weighting multiplies (the Mul nodes' names differ: docs/differences.md)
-    out["weighted"] = [n.next_functions[0][0].name() for n, _ in single.grad_fn.next_functions]
+    # What each weighting multiplies (the Mul nodes' names differ: docs/differences.md),
+    # and the one log_softmax node both terms share
+    weighted = [n.next_functions[0][0] for n, _ in single.grad_fn.next_functions]
+    nll_input = weighted[0].next_functions[0][0]
+    smooth_input = weighted[1]
+    while smooth_input.name() != "LogSoftmaxBackward0":  # Div, Sum, MaskedFill, Neg, Sum
+        smooth_input = smooth_input.next_functions[0][0]
+    out["weighted"] = [n.name() for n in weighted] + [nll_input.name(), nll_input is smooth_input]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         legacy = nn.CrossEntropyLoss(None, False)(x, lib.tensor([0, 1, 2, 0]))
@@ -2067,6 +2073,61 @@ def _(lib, inp):
             attempt(lambda: model.get_parameter("0.in_features")),
             attempt(lambda: unflatten(lib.ones(4, 5))),
         ],
+    }
+
+
+@program("concise-training-loop")
+def _(lib, inp):
+    """A modern concise training program, printed as it runs: LazyLinear layers
+    initialised through apply (xavier_normal_), GELU, Dropout, LayerNorm, LeakyReLU,
+    BatchNorm1d, AdamW with CosineAnnealingLR, CrossEntropyLoss with label
+    smoothing, train()/eval() each epoch (dropout's masks and the running statistics
+    as PyTorch's: the losses agree to the printed digits)."""
+    nn = lib.nn
+    lib.manual_seed(42)
+    X = lib.randn(64, 10)
+    y = (X[:, 0] > 0).long()
+    net = nn.Sequential(
+        nn.Flatten(),
+        nn.LazyLinear(32),
+        nn.GELU(),
+        nn.Dropout(0.2),
+        nn.LayerNorm(32),
+        nn.LazyLinear(16),
+        nn.LeakyReLU(0.1),
+        nn.BatchNorm1d(16),
+        nn.LazyLinear(2),
+    )
+    net(X[:2])
+
+    def init(m):
+        if type(m) == nn.Linear:  # noqa: E721  # as d2l writes it
+            nn.init.xavier_normal_(m.weight)
+            nn.init.zeros_(m.bias)
+
+    net.apply(init)
+    print(net)
+    optimizer = lib.optim.AdamW(net.parameters(), lr=0.01)
+    scheduler = lib.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=5)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+    for epoch in range(5):
+        net.train()
+        for i in range(0, 64, 16):
+            optimizer.zero_grad()
+            loss = loss_fn(net(X[i : i + 16]), y[i : i + 16])
+            loss.backward()
+            optimizer.step()
+        scheduler.step()
+        net.eval()
+        with lib.no_grad():
+            accuracy = (net(X).argmax(1) == y).float().mean()
+        print(f"epoch {epoch} loss {loss.item():.4f} acc {accuracy.item():.4f}")
+        print(f"lr {scheduler.get_last_lr()[0]:.5f}")
+    # (the loss's graph: see api/cross-entropy-label-smoothing and docs/differences.md)
+    return {
+        "state_dict": list(net.state_dict()),
+        "running": net[7].running_var,
+        "loss": loss.item(),
     }
 
 
