@@ -262,12 +262,15 @@ def _refuse_rebase(view: Tensor, info: ViewInfo, what: str) -> None:
             )
         raise RuntimeError(NO_GRAD_VIEW_MESSAGE.format(which=which, what=what))
     if info.multi_output:
-        name = "the operation" if node is None else _forward_name(node)
+        if node is None:
+            # PyTorch's header for a view without a node, whatever made it.
+            header = f"A view was created in no_grad mode and {what} modified inplace with grad mode enabled."
+        else:
+            header = f"Output {view._output_nr} of {_forward_name(node)} is a view and {what} modified inplace."
         raise RuntimeError(
-            f"Output {view._output_nr} of {name} is a view and {what} modified inplace. This "
-            "view is the output of a function that returns multiple views. Such functions do "
-            "not allow the output views to be modified inplace. You should replace the inplace "
-            "operation by an out-of-place one."
+            f"{header} This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should replace "
+            "the inplace operation by an out-of-place one."
         )
 
 

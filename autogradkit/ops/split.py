@@ -124,9 +124,9 @@ def _joined(grads: list, dim: int):
 # -- public functions -----------------------------------------------------------------
 
 
-def _checked_dim(input: Tensor, dim: int) -> int:
+def _checked_dim(input: Tensor, dim: int, who: str = "split") -> int:
     if input.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
+        raise RuntimeError(f"{who} expects at least a 1-dimensional tensor")
     return _wrap_dim(dim, input.ndim)
 
 
@@ -166,7 +166,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     may be smaller, and there may be fewer: ``split`` by ⌈size / chunks⌉)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    dim = _checked_dim(input, dim)
+    dim = _checked_dim(input, dim, "chunk")
     size = input.shape[dim]
     if size == 0:
         return split(input, [0] * chunks, dim)

@@ -1085,6 +1085,28 @@ def _(lib, inp):
     return out
 
 
+@program("multi-output-view-of-a-tensor-without-grad")
+def _(lib, inp):
+    """A piece of chunk/split/unbind of a tensor that needs no grad, whose base is
+    then changed in place with a tensor that requires grad: reading the piece's
+    history raises PyTorch's header for a view without a node ("A view was created
+    in no_grad mode ...") and its multiple-views sentence. chunk of a 0-d tensor
+    names chunk."""
+    out = {}
+    pieces = {
+        "chunk": lambda b: b.chunk(2)[0],
+        "split": lambda b: b.split(1)[-1],
+        "unbind": lambda b: b.unbind(0)[0],
+    }
+    for name, piece in pieces.items():
+        base = lib.zeros(2, 3)
+        view = piece(base)
+        base.add_(lib.tensor(0.5, requires_grad=True))
+        out[name] = [attempt(lambda v=view: v.is_leaf), attempt(lambda v=view: v.grad_fn)]
+    out["chunk 0-d"] = attempt(lambda: lib.tensor(1.0).chunk(2))
+    return out
+
+
 @program("huber-dtype-pairs")
 def _(lib, inp):
     """huber_loss computes in the input's dtype whatever the target's (labels as
