@@ -133,6 +133,16 @@ VIEWS = {
     ".t()": lambda t: t.t(),
     ".transpose(0, -1)": lambda t: t.transpose(0, -1),
     ".unsqueeze(0)": lambda t: t.unsqueeze(0),
+    ".reshape(-1)": lambda t: t.reshape(-1),
+    ".flatten()": lambda t: t.flatten(),
+    ".squeeze()": lambda t: t.squeeze(),
+    ".narrow(0, 0, 1)": lambda t: t.narrow(0, 0, 1),
+    ".chunk(2)[0]": lambda t: t.chunk(2)[0],
+    ".split(1)[-1]": lambda t: t.split(1)[-1],
+    ".unbind(0)[0]": lambda t: t.unbind(0)[0],
+    ".mT": lambda t: t.mT,
+    # (No expand that repeats elements: PyTorch lets an in-place op write one element
+    # of it through a view, which autogradkit refuses; see docs/differences.md.)
 }
 
 
