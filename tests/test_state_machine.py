@@ -140,7 +140,6 @@ VIEWS = {
     ".chunk(2)[0]": lambda t: t.chunk(2)[0],
     ".split(1)[-1]": lambda t: t.split(1)[-1],
     ".unbind(0)[0]": lambda t: t.unbind(0)[0],
-    ".mT": lambda t: t.mT,
     # (No expand that repeats elements: PyTorch lets an in-place op write one element
     # of it through a view, which autogradkit refuses; see docs/differences.md.)
 }
@@ -377,6 +376,10 @@ class AutogradPair(RuleBasedStateMachine):
         if results is None or results[0] is None or results[1] is None:
             assert results is None or (results[0] is None) == (results[1] is None)
             return multiple()
+        if results[1]._is_zerotensor():
+            # PyTorch's symbolic zero, which it refuses to accumulate into later
+            # ("ZeroTensors are immutable"): an implementation detail, not compared.
+            return multiple()
         family = self._new_family()
         self.version_skew[family] = results[0]._version - results[1]._version
         pair = self._add(results, family, f"grad({y.label}, {x.label})")
@@ -389,16 +392,6 @@ class AutogradPair(RuleBasedStateMachine):
     # view (a sum's backward repeats one value). PyTorch lets fill_/zero_ write it,
     # and any in-place op write a view of it that selects one element; autogradkit
     # refuses those (docs/differences.md), so the machine does not write gradients.
-
-    @rule(x=st.one_of(leaves, derived), kind=st.sampled_from(["double", "observe"]))
-    def register_hook(self, x, kind):
-        """A hook on a tensor: one that doubles the gradient flowing through it, or
-        one that returns None (the gradient unchanged)."""
-
-        def hook(grad):
-            return grad * 2 if kind == "double" else None
-
-        self._both(lambda lib: x.side(lib).register_hook(hook) and None)
 
     @rule(target=leaves, x=st.one_of(leaves, derived))
     def detach(self, x):
