@@ -407,3 +407,35 @@ def test_each_notebook_ends_by_leading_to_the_next():
         assert last.cell_type == "markdown" and f"]({following.name})" in last.source, (
             f"{path.name} does not end with a link to {following.name}"
         )
+
+
+def test_nbval_kernel_start_is_tried_twice_then_fails(monkeypatch):
+    """notebooks/conftest.py starts a kernel that died before answering once more
+    (a port lost to another worker's kernel); a kernel that dies twice still fails."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "notebooks_conftest", Path(__file__).parent.parent / "notebooks" / "conftest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    starts: list = []
+
+    def dies(times: int):
+        def start(*args, **kwargs):
+            starts.append(kwargs)
+            if len(starts) <= times:
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            return "manager", "client"
+
+        return start
+
+    monkeypatch.setattr(conftest, "_start_new_kernel", dies(1))
+    assert conftest._start_kernel_with_one_retry(kernel_name="k") == ("manager", "client")
+    assert starts == [{"kernel_name": "k"}, {"kernel_name": "k"}]
+    starts.clear()
+    monkeypatch.setattr(conftest, "_start_new_kernel", dies(2))
+    with pytest.raises(RuntimeError, match="Kernel died"):
+        conftest._start_kernel_with_one_retry(kernel_name="k")
+    assert len(starts) == 2
