@@ -410,12 +410,12 @@ def test_each_notebook_ends_by_leading_to_the_next():
 
 
 def test_nbval_kernel_start_is_tried_twice_then_fails(monkeypatch):
-    """notebooks/conftest.py starts a kernel that died before answering once more
+    """tests/conftest.py starts a kernel that died before answering once more
     (a port lost to another worker's kernel); a kernel that dies twice still fails."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "notebooks_conftest", Path(__file__).parent.parent / "notebooks" / "conftest.py"
+        "tests_conftest", Path(__file__).parent / "conftest.py"
     )
     assert spec is not None and spec.loader is not None
     conftest = importlib.util.module_from_spec(spec)
