@@ -270,17 +270,18 @@ class Extremum(Reduction):
     def forward(cls, ctx, x):
         out = np.asarray(cls.reducer(x))
         # x and the result, as PyTorch saves them: changing x in place before
-        # backward is refused (backward finds the elements equal to it again).
+        # backward is refused (backward finds the elements equal to it).
         ctx.save_for_backward(x, out)
-        # A Python number (count_nonzero gives a NumPy integer, whose quotient would
-        # make a float32 gradient or tangent float64).
-        ctx.share = 1 / int(np.count_nonzero(_hits(x, out)))
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
         x, out = (_values(t) for t in ctx.saved_tensors)
-        return select(_hits(x, out), grad_output * ctx.share)
+        hits = _hits(x, out)
+        # A Python number (count_nonzero gives a NumPy integer, whose quotient would
+        # make a float32 gradient or tangent float64).
+        share = 1 / int(np.count_nonzero(hits))
+        return select(hits, grad_output * share)
 
 
 def _hits(x, out):
