@@ -987,6 +987,19 @@ def _(lib, inp):
     return out
 
 
+def _packed_by(lib, record) -> list:
+    """The values saved_tensors_hooks' pack hook receives while ``record()`` runs."""
+    packed: list = []
+
+    def pack(t):
+        packed.append(t.tolist())
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        record()
+    return packed
+
+
 @program("maximum-minimum-save-their-inputs")
 def _(lib, inp):
     """maximum and minimum save both inputs, as PyTorch does: an operand changed in
@@ -1001,15 +1014,9 @@ def _(lib, inp):
             if changed == "constant":
                 c.add_(10.0)
             out[f"{name} {changed}"] = attempt(lambda y=y, w=w: lib.autograd.grad(y.sum(), w))
-        packed: list = []
-
-        def pack(t, packed=packed):
-            packed.append(t.tolist())
-            return t
-
-        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            getattr(lib, name)(lib.tensor([0.0, 2.0, 5.0]), w)
-        out[f"{name} packed"] = packed
+        out[f"{name} packed"] = _packed_by(
+            lib, lambda name=name, w=w: getattr(lib, name)(lib.tensor([0.0, 2.0, 5.0]), w)
+        )
     return out
 
 
@@ -1040,15 +1047,9 @@ def _(lib, inp):
                 lo.add_(1.0)
                 hi.add_(1.0)
             out[f"{name} {changed}"] = attempt(lambda y=y, x=x: lib.autograd.grad(y.sum(), x))
-        packed: list = []
-
-        def pack(t, packed=packed):
-            packed.append(t.tolist())
-            return t
-
-        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            way(x * 1, lo, hi)
-        out[f"{name} packed"] = packed
+        out[f"{name} packed"] = _packed_by(
+            lib, lambda way=way, x=x, lo=lo, hi=hi: way(x * 1, lo, hi)
+        )
     return out
 
 
