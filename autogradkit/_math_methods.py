@@ -184,7 +184,15 @@ class MathMethods(TensorBase):
 
     @property
     def mT(self):
-        return ops.shape.transpose(self, -2, -1)
+        return ops.shape.matrix_transpose(self, "mT")
+
+    @property
+    def mH(self):
+        return ops.shape.matrix_transpose(self, "mH")
+
+    @property
+    def H(self):
+        return ops.shape.adjoint(self)
 
     def transpose(self, dim0: int, dim1: int):
         return ops.shape.transpose(self, dim0, dim1)

@@ -140,6 +140,7 @@ VIEWS = {
     ".chunk(2)[0]": lambda t: t.chunk(2)[0],
     ".split(1)[-1]": lambda t: t.split(1)[-1],
     ".unbind(0)[0]": lambda t: t.unbind(0)[0],
+    ".mT": lambda t: t.mT,
     # (No expand that repeats elements: PyTorch lets an in-place op write one element
     # of it through a view, which autogradkit refuses; see docs/differences.md.)
 }

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import builtins
 import re
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .._dtype import dtype as DType
 from .._dtype import scalar_type_name
+from .._warn_once import warn_once
 from ..autograd.function import Function, Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
@@ -805,23 +805,56 @@ def t(input: Tensor) -> Tensor:
 
 
 def numpy_T(input: Tensor) -> Tensor:
-    """``x.T``: all dimensions reversed (PyTorch records a permute)."""
+    """``x.T``: all dimensions reversed (PyTorch records a permute). Its warnings, as
+    those of ``mT``/``mH``/``H``, are given once per process, as PyTorch's."""
     if input.ndim == 0:
-        warnings.warn(
+        warn_once(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-            UserWarning,
             stacklevel=3,
         )
     elif input.ndim != 2:
-        warnings.warn(
+        warn_once(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
             "reverse the dimensions of a tensor.",
-            UserWarning,
             stacklevel=3,
         )
     return Permute.apply(input, tuple(range(input.ndim - 1, -1, -1)))
+
+
+def matrix_transpose(input: Tensor, name: str = "mT") -> Tensor:
+    """``x.mT`` (and ``x.mH``, the same for real tensors): the last two dimensions
+    swapped, for a matrix or a batch of them. A 0-d tensor is returned as it is, with
+    PyTorch's deprecation warning; a 1-d one is refused."""
+    if input.ndim == 0:
+        advice = (
+            "This function is the identity in these cases."
+            if name == "mT"
+            else "Consider using x.conj()."
+        )
+        warn_once(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", stacklevel=3)
+        return input
+    if input.ndim == 1:
+        raise RuntimeError(
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor."
+        )
+    return Transpose.apply(input, input.ndim - 2, input.ndim - 1)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """``x.H``: the transpose of a matrix (its conjugate transpose; autogradkit's tensors
+    are real). Only for 2-d tensors, as in PyTorch; a 0-d one is returned as it is, with
+    PyTorch's deprecation warning."""
+    if input.ndim == 0:
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", stacklevel=3)
+        return input
+    if input.ndim != 2:
+        batches = " For batches of matrices, consider using tensor.mH" if input.ndim > 2 else ""
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {input.ndim}-D tensor.{batches}"
+        )
+    return Transpose.apply(input, 0, 1)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:

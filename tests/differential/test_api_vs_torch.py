@@ -2845,6 +2845,36 @@ def _(lib, inp):
     return out
 
 
+@program("matrix-transposes-mT-mH-H")
+def _(lib, inp):
+    """x.mT, x.mH and x.H: the last two dimensions swapped (a TransposeBackward0
+    view), a 0-d tensor returned as it is with a deprecation warning (given once per
+    process, so the program asks for every time), a 1-d one refused; x.H only for
+    2-d tensors."""
+    previous = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s = lib.tensor(2.0, requires_grad=True)
+            scalar = [s.mT is s, s.mH is s, s.H is s, s.T is s, s.T.grad_fn is None]
+    finally:
+        lib.set_warn_always(previous)
+    out: dict = {"0-d": [scalar, [str(w.message) for w in caught]]}
+    m = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    batch = lib.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    for name in ("mT", "mH", "H"):
+        t = getattr(m * 1, name)
+        t.pow(2).sum().backward()
+        out[name] = [t, t.grad_fn.name(), t._base is not None, m.grad]
+        m.grad = None
+        out[name + " batch"] = attempt(lambda name=name: getattr(batch, name).shape)
+        for shape in [(3,), (2, 2, 2, 2)]:
+            x = lib.ones(shape)
+            out[f"{name} {len(shape)}-d"] = attempt(lambda x=x, name=name: getattr(x, name).shape)
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
