@@ -127,7 +127,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
     _version_counter: list[int]  # shared by a tensor and its views; bumped by in-place ops
     _retains_grad: builtins.bool
     _accumulator: AccumulateGrad | None  # a leaf's node, made on first use
-    _hooks: list[Callable[[Tensor], Tensor | None]] | None  # a leaf's hooks
+    _hooks: list[Callable[[Tensor], Tensor | None]] | None  # register_hook's (see there)
     _view: ViewInfo | None  # for a view: its base and how to regenerate it (autograd/views.py)
 
     def __init__(self, *args: Any) -> None:
@@ -177,6 +177,9 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         ``autograd/views.py``)."""
         # The node's output is this tensor now: gradients for it take its dtype.
         grad_fn.input_metadata = ((self._data.shape, self._data.dtype),)
+        # Hooks registered so far stay with the old history; the next one registered
+        # goes to the new grad_fn (PyTorch's order: see register_hook).
+        self._hooks = None
         if self._view is not None:
             autograd.views.rebase_history(self, grad_fn)
             return
@@ -327,17 +330,22 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         """
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            hooks = self.grad_fn._tensor_hooks(self._output_nr)
-        else:
-            if self._hooks is None:
+        if self._hooks is None:
+            # The first hook decides where this tensor's hooks live (PyTorch's
+            # _backward_hooks): with the grad_fn it has now, or for a leaf with its
+            # AccumulateGrad. Later hooks join them without looking at grad_fn again,
+            # so a no_grad view whose base has changed since can still take one; an
+            # in-place change of the tensor itself starts a new list (_rebase_history).
+            grad_fn = self.grad_fn
+            if grad_fn is not None:
+                self._hooks = grad_fn._tensor_hooks(self._output_nr)
+            else:
                 self._hooks = []
                 if self._accumulator is not None:
                     self._accumulator._tensor_pre_hooks = self._hooks
                     self._accumulator._needs_call = True
-            hooks = self._hooks
-        hooks.append(hook)
-        return autograd.function._RemovableHandle(hooks, hook)
+        self._hooks.append(hook)
+        return autograd.function._RemovableHandle(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]):
         """Call ``hook(self)`` after each backward pass has added to this leaf's ``.grad``.

@@ -2875,6 +2875,61 @@ def _(lib, inp):
     return out
 
 
+@program("register-hook-where-hooks-live")
+def _(lib, inp):
+    """Where a tensor's hooks go: the first register_hook ties them to the grad_fn
+    the tensor has then; later ones join them without reading grad_fn again (a
+    no_grad view whose base changed since still takes one), and an in-place change
+    of the tensor itself sends the next one to its new grad_fn. detach_() keeps the
+    hooks for the leaf it becomes."""
+    out: dict = {}
+
+    def recorder(seen, name):
+        return lambda g: seen.append([name, g.tolist()])
+
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    with lib.no_grad():
+        v = b[:2]
+    seen: list = []
+    v.register_hook(recorder(seen, "first"))
+    b.mul_(2)
+    out["no_grad view, base changed"] = [
+        attempt(lambda: v.register_hook(recorder(seen, "second")) and "registered"),
+        attempt(lambda: v.grad_fn),
+        seen,
+    ]
+    for name, change in [("tensor", lambda t, w: t.mul_(3)), ("view", lambda t, w: w.mul_(3))]:
+        x = a * 1
+        w = x[:2]
+        seen = []
+        target = x if name == "tensor" else w
+        target.register_hook(recorder(seen, "before"))
+        change(x, w)
+        target.register_hook(recorder(seen, "after"))
+        (target * lib.arange(5.0, 5.0 + target.numel())).sum().backward()
+        out[f"in-place on the {name}"] = [seen, a.grad]
+        a.grad = None
+    x = a * 1
+    w = x[:1]
+    seen = []
+    w.register_hook(recorder(seen, "before"))
+    x.mul_(2)  # w's grad_fn is made anew from x's new history
+    w.register_hook(recorder(seen, "after"))
+    (w * 5).sum().backward()
+    out["view of a changed base"] = [seen, a.grad]
+    a.grad = None
+    d = a * 1
+    seen = []
+    d.register_hook(recorder(seen, "before"))
+    d.detach_()
+    d.requires_grad_()
+    d.register_hook(recorder(seen, "after"))
+    (d * 2).sum().backward()
+    out["detach_"] = [seen, d.grad, a.grad]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
