@@ -113,7 +113,7 @@ from .ops.elementary import (
     trunc,
 )
 from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
-from .ops.ordering import argsort, sort, topk
+from .ops.ordering import argsort, median, nanmedian, sort, topk
 from .ops.pointwise import (
     abs,
     absolute,
@@ -276,11 +276,13 @@ __all__ = [
     "floor_divide",
     "return_types",
     "mean",
+    "median",
     "min",
     "mm",
     "bmm",
     "mul",
     "multiply",
+    "nanmedian",
     "mv",
     "neg",
     "negative",

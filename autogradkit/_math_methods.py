@@ -396,6 +396,13 @@ class MathMethods(TensorBase):
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return ops.ordering.topk(self, k, dim, largest, sorted)
 
+    def median(self, *dim, **keepdim):
+        # median() and median(dim, keepdim=False): two overloads, as in PyTorch
+        return ops.ordering.median(self, *dim, **keepdim)
+
+    def nanmedian(self, *dim, **keepdim):
+        return ops.ordering.nanmedian(self, *dim, **keepdim)
+
     def masked_fill(self, mask, value):
         return ops.select.masked_fill(self, mask, value)
 

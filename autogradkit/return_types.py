@@ -7,7 +7,7 @@ prints as PyTorch prints it.
 
 from __future__ import annotations
 
-__all__ = ["max", "min", "sort", "topk"]
+__all__ = ["max", "min", "sort", "topk", "median", "nanmedian"]
 
 
 class _ValuesIndices(tuple):
@@ -55,5 +55,17 @@ class sort(_ValuesIndices):  # PyTorch's name for what sort returns
 
 class topk(_ValuesIndices):  # PyTorch's name for what topk returns
     """What ``topk(input, k, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class median(_ValuesIndices):  # PyTorch's name for what median(dim) returns
+    """What ``median(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class nanmedian(_ValuesIndices):  # PyTorch's name for what nanmedian(dim) returns
+    """What ``nanmedian(input, dim)`` returns."""
 
     __slots__ = ()

@@ -355,6 +355,9 @@ REARRANGE = [
     unary(
         "topk_smallest_dim0", lambda L, a: L.topk(a, 1, 0, largest=False).values, shapes=NONSCALAR
     ),
+    unary("median", lambda L, a: a.median()),
+    unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
+    unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),
     unary("flip", lambda L, a: a.flip(0), shapes=NONSCALAR),
     unary("flip_all", lambda L, a: L.flip(a, tuple(range(a.dim())))),
     unary("roll", lambda L, a: a.roll(1, -1), shapes=NONSCALAR),

@@ -11,7 +11,7 @@ next to its forward, grouped by kind:
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
 * :mod:`.special` — ``erf, atan2, hypot, xlogy, lerp, addcmul`` (and ``isclose``)
-* :mod:`.ordering` — ``sort, argsort, topk``
+* :mod:`.ordering` — ``sort, argsort, topk, median, nanmedian``
 * :mod:`.einsum` — ``einsum`` (its gradient: an einsum per operand)
 * :mod:`.sampling` — ``normal`` (PyTorch's numbers)
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)

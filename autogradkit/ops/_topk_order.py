@@ -1,4 +1,5 @@
-"""Which of several tied elements ``topk`` returns: PyTorch's CPU order, step by step.
+"""Which of several tied elements ``topk`` (and ``nanmedian``) returns: PyTorch's CPU
+order, step by step.
 
 PyTorch's CPU ``topk`` (``aten/src/ATen/native/TopKImpl.h``) puts each row's
 ``(value, position)`` pairs in a vector and calls C++'s ``std::partial_sort`` (when
@@ -48,6 +49,14 @@ def topk_positions(values: list, k: int, largest: bool, sorted: bool) -> list[in
         if sorted:
             _sort(queue, 0, k - 1, less)
     return [j for _, j in queue[:k]]
+
+
+def all_equal_nth_position(n: int) -> int:
+    """Which of ``n`` values that are all equivalent (no one before another: a row
+    of nans for ``nanmedian``) C++'s ``std::nth_element`` leaves at the front."""
+    queue = list(range(n))
+    _nth_element(queue, 0, 0, n, lambda a, b: False)
+    return queue[0] if queue else 0
 
 
 def _lg(n: int) -> int:

@@ -1,4 +1,5 @@
-"""Putting elements in order: ``sort``, ``argsort`` and ``topk``.
+"""Putting elements in order: ``sort``, ``argsort``, ``topk``, and the middle
+element, ``median`` (``nanmedian`` leaves the nans out).
 
 ``sort`` returns the sorted values and where each came from (``indices``); the
 gradient of the values goes back to those places, as for ``gather`` with the same
@@ -24,11 +25,12 @@ import numpy as np
 from .. import return_types
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
-from ._topk_order import topk_positions
+from ._topk_order import all_equal_nth_position, topk_positions
+from .reduction import Extremum, MaxDim
 from .select import _gather_key
 from .shape import scatter_into_zeros
 
-__all__ = ["sort", "argsort", "topk"]
+__all__ = ["sort", "argsort", "topk", "median", "nanmedian"]
 
 
 class Sort(Linear):
@@ -185,3 +187,159 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         indices = _as_pytorch_picks_ties(input._data, indices, axis, bool(largest), bool(sorted))
     values = Topk.apply(input, axis, indices)
     return return_types.topk(values, Tensor._make(indices))
+
+
+# -- median --------------------------------------------------------------------------
+
+
+def _median_rank(count):
+    """Which element, counted from the smallest, is the median of ``count`` numbers:
+    the lower of the two middle ones when ``count`` is even (PyTorch does not
+    average them, so the median is always one of the elements). 0 for no numbers."""
+    return np.maximum(count - 1, 0) // 2
+
+
+def _lower_median(x: np.ndarray) -> np.ndarray:
+    """The median of all of ``x``: nan when ``x`` holds a nan, or nothing."""
+    flat = x.reshape(-1)
+    if flat.size == 0 and flat.dtype.kind != "f":
+        # PyTorch's median of nothing is nan converted to the dtype: for int64,
+        # its smallest value.
+        return np.asarray(np.iinfo(flat.dtype).min, flat.dtype)
+    if flat.size == 0 or (flat.dtype.kind == "f" and np.isnan(flat).any()):
+        return np.asarray(np.nan, x.dtype)
+    return np.asarray(np.partition(flat, _median_rank(flat.size))[_median_rank(flat.size)])
+
+
+def _lower_nanmedian(x: np.ndarray) -> np.ndarray:
+    """The median of the numbers in ``x`` that are not nan (nan if there are none)."""
+    flat = x.reshape(-1)
+    if flat.dtype.kind != "f":
+        return _lower_median(x)
+    flat = flat[~np.isnan(flat)]
+    if flat.size == 0:
+        return np.asarray(np.nan, x.dtype)
+    return np.asarray(np.partition(flat, _median_rank(flat.size))[_median_rank(flat.size)])
+
+
+class Median(Extremum):
+    """f(x) = the median of all elements (the lower middle one for an even count);
+    ∂f/∂xᵢ = 1/k where xᵢ is one of the k elements equal to the median, 0 elsewhere
+    (as for ``x.max()``: the median is one of the elements)"""
+
+    node_name = "MedianBackward0"
+    formula = r"f(x) = \operatorname{median}_i x_i \qquad \frac{\partial f}{\partial x_i} = \begin{cases} 1/k & x_i = f(x) \text{ (}k\text{ ties)} \\ 0 & \text{otherwise} \end{cases}"
+    reducer = staticmethod(_lower_median)
+
+
+class NanMedian(Median):
+    """f(x) = the median of the elements that are not nan;   ∂f/∂xᵢ = 1/k where xᵢ
+    is one of the k elements equal to it, 0 elsewhere"""
+
+    node_name = "NanmedianBackward0"
+    reducer = staticmethod(_lower_nanmedian)
+
+
+class MedianDim(MaxDim):
+    """values = the median along ``dim`` (``indices`` says where it is);
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j, 0 elsewhere"""
+
+    node_name = "MedianBackward1"
+    formula = r"v_j = \operatorname{median}_i x_{ij} \qquad \frac{\partial v_j}{\partial x_{ij}} = \begin{cases} 1 & i = \text{indices}_j \\ 0 & \text{otherwise} \end{cases}"
+
+
+class NanMedianDim(MedianDim):
+    """values = the median along ``dim`` of the elements that are not nan;
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j, 0 elsewhere"""
+
+    node_name = "NanmedianBackward1"
+
+
+def _median_positions(data: np.ndarray, axis: int, ignore_nan: bool) -> np.ndarray:
+    """Where the median of each row along ``axis`` is (that axis kept, size 1).
+
+    PyTorch orders the elements by value and, among equal values, by position,
+    then takes the one at the median's rank: a tie goes to the element that a
+    stable sort puts there. Without ``ignore_nan`` a row holding a nan has nan as
+    its median, at the first nan."""
+    if data.dtype.kind == "b":
+        data = data.astype(np.int64)
+    order = _order(data, axis, descending=False)  # stable; nans last
+    count = np.full(_kept(data.shape, axis), data.shape[axis])
+    is_nan = np.isnan(data) if data.dtype.kind == "f" else None
+    if ignore_nan and is_nan is not None:
+        count = count - is_nan.sum(axis=axis, keepdims=True)
+    positions = np.take_along_axis(order, _median_rank(count), axis=axis)
+    if not ignore_nan and is_nan is not None:
+        has_nan = is_nan.any(axis=axis, keepdims=True)
+        positions = np.where(has_nan, np.argmax(is_nan, axis=axis, keepdims=True), positions)
+    if ignore_nan and is_nan is not None:
+        # A row of nans only: nanmedian's nan is the one C++'s nth_element leaves
+        # first when no element is smaller than another (see _topk_order).
+        all_nan = np.all(is_nan, axis=axis, keepdims=True)
+        positions = np.where(all_nan, all_equal_nth_position(data.shape[axis]), positions)
+    return positions.astype(np.int64)
+
+
+def _kept(shape: tuple, axis: int) -> tuple:
+    return shape[:axis] + (1,) + shape[axis + 1 :]
+
+
+_NO_DIM = object()  # PyTorch's median(x) and median(x, dim) are two overloads: no None
+
+
+def _median(name: str, input: Tensor, dim, keepdim, ignore_nan: bool):
+    whole, along, pair = _NANMEDIAN if ignore_nan else _MEDIAN
+    if input._data.dtype.kind == "b":
+        kernel = "median_cpu" if dim is _NO_DIM else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if dim is _NO_DIM:
+        if keepdim is not None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        return whole.apply(input)
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    axis = _wrap_dim(int(dim), input.ndim)
+    if input.ndim == 0:
+        return pair(along.apply(input, None, 0, False), Tensor._make(np.asarray(0)))
+    if input.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    indices = _median_positions(input._data, axis, ignore_nan)
+    values = along.apply(input, indices, axis, bool(keepdim))
+    return pair(values, Tensor._make(indices if keepdim else np.squeeze(indices, axis)))
+
+
+_MEDIAN: tuple[type[Median], type[MedianDim], type[return_types.median | return_types.nanmedian]]
+_MEDIAN = (Median, MedianDim, return_types.median)
+_NANMEDIAN = (NanMedian, NanMedianDim, return_types.nanmedian)
+
+
+def median(input: Tensor, dim=_NO_DIM, keepdim=None):
+    """The median of all elements, a 0-d tensor; with ``dim``, the median along that
+    dimension and where it is, as a ``(values, indices)`` pair. For an even count
+    it is the lower of the two middle elements (PyTorch does not average them), and
+    it is nan where there is a nan (see :func:`nanmedian`).
+
+    The gradient goes to the element chosen: shared evenly among the elements equal
+    to the median of all, to the one ``indices`` names along ``dim``.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[3.0, 1.0, 2.0, 4.0], [5.0, 5.0, 0.0, 9.0]], requires_grad=True)
+    >>> x.median()
+    tensor(3., grad_fn=<MedianBackward0>)
+    >>> x.median(dim=1)
+    autogradkit.return_types.median(
+    values=tensor([2., 5.], grad_fn=<MedianBackward1>),
+    indices=tensor([2, 0]))
+    """
+    return _median("median", input, dim, keepdim, ignore_nan=False)
+
+
+def nanmedian(input: Tensor, dim=_NO_DIM, keepdim=None):
+    """:func:`median` of the elements that are not nan (nan where all are).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([1.0, float("nan"), 3.0, 2.0]).nanmedian()
+    tensor(2.)
+    """
+    return _median("nanmedian", input, dim, keepdim, ignore_nan=True)

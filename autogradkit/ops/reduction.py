@@ -9,6 +9,9 @@ elements that were selected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .. import return_types
@@ -264,7 +267,7 @@ class Extremum(Reduction):
 
     node_name = "MaxBackward1"
     formula = r"f(x) = \max_i x_i \qquad \frac{\partial f}{\partial x_i} = \begin{cases} 1/k & x_i = f(x) \text{ (}k\text{ ties)} \\ 0 & \text{otherwise} \end{cases}"
-    reducer = staticmethod(np.max)
+    reducer: Callable[[np.ndarray], Any] = staticmethod(np.max)
 
     @classmethod
     def forward(cls, ctx, x):
@@ -280,7 +283,8 @@ class Extremum(Reduction):
         hits = _hits(x, out)
         # A Python number (count_nonzero gives a NumPy integer, whose quotient would
         # make a float32 gradient or tangent float64).
-        share = 1 / int(np.count_nonzero(hits))
+        count = int(np.count_nonzero(hits))
+        share = 1 / count if count else 0.0  # no element: the median of nothing
         return select(hits, grad_output * share)
 
 

@@ -689,6 +689,61 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- median, nanmedian
+
+for dt in FLOATS:
+    op(f"median-{dt}", lambda lib, x: x.median(), {"x": Inp((3, 4), dt)})
+    op(f"median-ties-{dt}", lambda lib, x: lib.median(x), {"x": Inp((3, 5), dt, "ties")})
+    op(f"median-dim-ties-{dt}", lambda lib, x: x.median(1), {"x": Inp((5, 8), dt, "ties")})
+    op(f"nanmedian-dim-{dt}", lambda lib, x: lib.nanmedian(x, 0), {"x": Inp((4, 3), dt, "ties")})
+op(
+    "median-dim0-keepdim",
+    lambda lib, x: lib.median(x, 0, keepdim=True),
+    {"x": Inp((5, 3, 2), F64, "ties")},
+)
+op("median-even-count", lambda lib, x: (x.median(), x.median(-1)), {"x": Inp((2, 4), F64)})
+op("median-0d", lambda lib, x: (x.median(), x.median(0), x.nanmedian(-1)), {"x": Inp((), F64)})
+op2("median-double-backward", lambda lib, x: x.median() ** 3, {"x": Inp((5,), F64)})
+op2("median-dim-double-backward", lambda lib, x: x.median(0).values ** 2, {"x": Inp((3, 4), F64)})
+
+
+@register_program("median-nanmedian-ints-nans-errors", {"i": Inp((3, 7), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    nan = float("nan")
+    nans = lib.tensor([[nan, 1.0, 2.0, nan], [3.0, 1.0, 2.0, 1.0], [nan, nan, nan, nan]])
+    x = nans.clone().requires_grad_()
+    x.nanmedian().backward()
+    w = nans.clone().requires_grad_()
+    w.median().backward()
+    e = lib.tensor([], requires_grad=True)
+    empty_median = e.median()
+    empty_median.backward()
+    return {
+        "int": i.median(),
+        "int-dim": i.median(1),
+        "int-nanmedian": lib.nanmedian(i, 0),
+        "ties-take-the-stable-order": lib.tensor([1, 2, 2, 2, 2, 3, 2]).median(0),
+        "ties-unordered": lib.tensor([2.0, 1, 2, 2, 0, 2, 2, 2, 3]).median(0),
+        "nan": nans.median(),
+        "nan-dim": nans.median(1),
+        "nanmedian": nans.nanmedian(),
+        "nanmedian-dim": nans.nanmedian(1, True),
+        "nanmedian-grad": x.grad,
+        "median-nan-grad": w.grad,
+        "empty": empty_median,
+        "empty-grad": e.grad,
+        "empty-rows": lib.zeros(0, 2).median(1),
+        "empty-dim": attempt(lambda: lib.zeros(0, 2).median(0)),
+        "bool": attempt(lambda: (i > 0).median()),
+        "bool-dim": attempt(lambda: (i > 0).median(0)),
+        "bool-nanmedian": attempt(lambda: (i > 0).nanmedian()),
+        "keepdim-without-dim": attempt(lambda: lib.median(nans, keepdim=True)),
+        "dim-out-of-range": attempt(lambda: i.median(2)),
+        "dim-float": attempt(lambda: i.median(dim=0.5)),
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:
