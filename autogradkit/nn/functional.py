@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -17,11 +18,12 @@ import numpy as np
 # ``np.<name>`` (~300 instructions a read), and these run in every loss of a step.
 from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
-from .._dtype import scalar_type_name
+from .._dtype import from_numpy_dtype, scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
 from ..autograd.function import Elementwise, Function, Linear, Reduction
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import softmax as _softmax
+from ..ops._promotion import result_dtype
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import _zeros_like, sigmoid, tanh
@@ -48,6 +50,9 @@ __all__ = [
     "elu_",
     "silu",
     "softplus",
+    "normalize",
+    "cosine_similarity",
+    "pad",
     "dropout",
     "one_hot",
     "embedding",
@@ -1176,6 +1181,191 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """
     _refuse_integer(input, "softplus_cpu")
     return Softplus.apply(input, beta, threshold)
+
+
+# ----------------------------------------------------------------------------- normalize, cosine_similarity, pad
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """``input`` divided by its p-norm along ``dim``, so that every slice along
+    ``dim`` has norm 1 (or less: the norm is taken as at least ``eps``, so a zero
+    slice stays zero instead of dividing by 0).
+
+    .. math:: y = \\frac{x}{\\max(\\|x\\|_p, \\epsilon)}
+
+    Recorded as PyTorch's Python code computes it: the norm (``LinalgVectorNormBackward0``),
+    ``clamp_min`` (``ClampMinBackward0``), ``expand_as`` (``ExpandBackward0``) and the
+    division (``DivBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[3.0, 4.0], [0.0, 0.0]], requires_grad=True)
+    >>> torch.nn.functional.normalize(x)
+    tensor([[0.6000, 0.8000],
+            [0.0000, 0.0000]], grad_fn=<DivBackward0>)
+    """
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denominator
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast
+    against each other first): each divided by its norm (taken as at least ``eps``),
+    then multiplied and summed.
+
+    .. math:: \\cos(x_1, x_2) = \\sum_d \\frac{x_1}{\\max(\\|x_1\\|_2, \\epsilon)}
+        \\cdot \\frac{x_2}{\\max(\\|x_2\\|_2, \\epsilon)}
+
+    As PyTorch's C++ computes it: dividing first keeps the result within [-1, 1];
+    the norms are cloned (``CloneBackward0``) and clamped in place without
+    recording, so the clamp passes the gradient through unchanged.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> a = torch.tensor([[1.0, 0.0], [1.0, 1.0]], requires_grad=True)
+    >>> torch.nn.functional.cosine_similarity(a, torch.tensor([1.0, 0.0]))
+    tensor([1.0000, 0.7071], grad_fn=<SumBackward1>)
+    """
+    common = result_dtype(x1._data, x2._data)  # PyTorch's promotion (0-d tensors count less)
+    if common.kind != "f":
+        raise RuntimeError(
+            "expected common dtype to be floating point, yet common dtype is "
+            f"{scalar_type_name(common)}"
+        )
+    # Integer (and bool) operands are converted: the norm takes floating tensors only.
+    x1 = x1 if _is_floating(x1) else x1.to(from_numpy_dtype(common))
+    x2 = x2 if _is_floating(x2) else x2.to(from_numpy_dtype(common))
+    if x1.shape != x2.shape:  # PyTorch expands both to the common shape
+        try:
+            shape = np.broadcast_shapes(x1.shape, x2.shape)
+        except ValueError:
+            raise broadcast_error(x1._data, x2._data) from None
+        x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    norm1 = x1.norm(2, dim, keepdim=True).clone()
+    norm2 = x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():  # a clamp the gradient does not see, as in PyTorch
+        norm1.clamp_min_(eps)
+        norm2.clamp_min_(eps)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+class ConstantPadNd(Function):
+    """f(x) = x with ``value`` added around it along its last dimensions (``pad`` =
+    (before, after) per dimension, the last dimension first; a negative amount
+    crops instead);   ∂ℓ/∂x = the gradient cut back to x's place (the same padding,
+    negated, with 0)."""
+
+    node_name = "ConstantPadNdBackward0"
+    formula = r"f(x) = \begin{pmatrix} c & c & c \\ c & x & c \\ c & c & c \end{pmatrix} \qquad \frac{\partial \ell}{\partial x} = G \text{ without the padding}"
+
+    @staticmethod
+    def forward(ctx, x, pad, value):
+        ctx.pad = pad
+        out_shape = list(x.shape)
+        source = [slice(None)] * x.ndim
+        target = [slice(None)] * x.ndim
+        for k in range(len(pad) // 2):
+            axis = x.ndim - 1 - k
+            before, after = pad[2 * k], pad[2 * k + 1]
+            size = x.shape[axis]
+            out_shape[axis] = size + before + after
+            kept = size - max(0, -before) - max(0, -after)  # what cropping leaves of x
+            source[axis] = slice(max(0, -before), max(0, -before) + kept)
+            target[axis] = slice(max(0, before), max(0, before) + kept)
+        out = np.full(out_shape, value, dtype=x.dtype)
+        out[tuple(target)] = x[tuple(source)]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        unpadded = tuple(-amount for amount in ctx.pad)
+        return ConstantPadNd.in_formula(grad_output, unpadded, 0), None, None
+
+    @staticmethod
+    def jvp(ctx, t_x, _pad=None, _value=None):
+        return ConstantPadNd.in_formula(t_x, ctx.pad, 0)  # the padding is constant
+
+
+_PADDING_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    """``input`` padded along its last ``len(pad) // 2`` dimensions: ``pad`` gives
+    (before, after) for the last dimension, then for the one before it, and so on.
+    ``mode='constant'`` fills with ``value`` (0 by default); a negative amount
+    crops. The other modes (``'reflect'``, ``'replicate'``, ``'circular'``) are
+    checked as PyTorch checks them but not written yet: they raise
+    ``NotImplementedError`` (docs/differences.md).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+    >>> y = torch.nn.functional.pad(x, (1, 2), value=9.0)
+    >>> y
+    tensor([[9., 1., 2., 9., 9.]], grad_fn=<ConstantPadNdBackward0>)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([[1., 1.]])
+    """
+    amounts = tuple(pad)
+    for position, amount in enumerate(amounts):
+        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+            raise TypeError(
+                "pad(): argument 'pad' (position 2) must be tuple of ints, but found element "
+                f"of type {type(amount).__name__} at pos {position}"
+            )
+    amounts = tuple(int(amount) for amount in amounts)
+    if len(amounts) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(amounts) > 2 * input.ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(amounts)} and input of dimension {input.ndim}"
+        )
+    if mode not in _PADDING_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant":
+        _refuse_padding_mode(input, amounts, mode, value)
+    _check_constant_padding(input.shape, amounts)
+    return ConstantPadNd.apply(input, amounts, 0 if value is None else value)
+
+
+def _check_constant_padding(shape: tuple[int, ...], amounts: tuple[int, ...]) -> None:
+    """PyTorch's refusal of a padding that crops more than there is: it narrows
+    each dimension by the negative amounts, one side after the other."""
+    ndim = len(shape)
+    for k in range(len(amounts) // 2):
+        size = shape[ndim - 1 - k]
+        for amount in amounts[2 * k : 2 * k + 2]:
+            if amount < 0:
+                size += amount
+                if size < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
+
+
+def _refuse_padding_mode(input: Tensor, amounts: tuple[int, ...], mode: str, value) -> None:
+    """``reflect``/``replicate``/``circular``: PyTorch's refusals of what they
+    cannot pad, then autogradkit's own refusal (not written yet)."""
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    dims = len(amounts) // 2
+    if input.ndim not in (dims + 1, dims + 2) or dims not in (1, 2, 3):
+        raise NotImplementedError(
+            f"Padding size {len(amounts)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
+    raise NotImplementedError(
+        f"autogradkit's pad supports mode='constant' only (PyTorch's mode={mode!r} is not "
+        "written yet)"
+    )
 
 
 # ----------------------------------------------------------------------------- dropout

@@ -52,6 +52,7 @@ __all__ = [
     "Flatten",
     "Unflatten",
     "Identity",
+    "CosineSimilarity",
     "ReLU",
     "LeakyReLU",
     "GELU",
@@ -1332,6 +1333,27 @@ class Identity(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input
+
+
+class CosineSimilarity(Module):
+    """The cosine of the angle between two inputs along ``dim``:
+    ``nn.functional.cosine_similarity``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> similarity = torch.nn.CosineSimilarity(dim=0)
+    >>> similarity(torch.tensor([1.0, 1.0]), torch.tensor([2.0, 0.0]))
+    tensor(0.7071)
+    """
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
 class ReLU(Module):

@@ -1,5 +1,6 @@
 """``autogradkit.nn.utils``: gradient clipping, applied between ``backward()`` and
-``optimizer.step()`` to keep one large gradient from throwing the parameters far.
+``optimizer.step()`` to keep one large gradient from throwing the parameters far;
+all of a model's parameters as one vector and back.
 
 >>> import autogradkit as torch
 >>> w = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
@@ -16,10 +17,15 @@ import math
 from collections.abc import Iterable
 
 from ..autograd.grad_mode import no_grad
-from ..ops.shape import stack
+from ..ops.shape import cat, stack
 from ..tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -94,3 +100,44 @@ def clip_grad_value_(
     clip_value = float(clip_value)
     for grad in _with_grads(parameters):
         grad.clamp_(min=-clip_value, max=clip_value)
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """The parameters flattened and joined into one vector, in the order given
+    (recorded: ``CatBackward0`` over one ``ViewBackward0`` each, so a loss of the
+    vector reaches every parameter).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> layer = torch.nn.Linear(2, 1)
+    >>> with torch.no_grad():
+    ...     _ = layer.weight.copy_(torch.tensor([[1.0, 2.0]])), layer.bias.fill_(3.0)
+    >>> torch.nn.utils.parameters_to_vector(layer.parameters())
+    tensor([1., 2., 3.], grad_fn=<CatBackward0>)
+    """
+    return cat([parameter.view(-1) for parameter in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of ``vec`` into the parameters (the inverse of
+    :func:`parameters_to_vector`): each parameter's ``.data`` becomes the next
+    ``numel()`` entries, shaped like it. Not recorded.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> layer = torch.nn.Linear(2, 1)
+    >>> torch.nn.utils.vector_to_parameters(torch.tensor([1.0, 2.0, 3.0]), layer.parameters())
+    >>> layer.weight, layer.bias
+    (Parameter containing:
+    tensor([[1., 2.]], requires_grad=True), Parameter containing:
+    tensor([3.], requires_grad=True))
+    """
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__qualname__}")
+    start = 0
+    for parameter in parameters:
+        count = parameter.numel()
+        parameter.data = vec[start : start + count].view_as(parameter).data
+        start += count

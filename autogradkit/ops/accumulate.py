@@ -16,6 +16,7 @@ import numpy as np
 
 from .._dtype import dtype as DType
 from .._dtype import int64 as _int64
+from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly
 from ..autograd.function import Function, Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
@@ -328,7 +329,7 @@ def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | Non
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {input.dtype.__repr__().split('.')[-1].capitalize()}"
+            f"Got {scalar_type_name(input._data.dtype)}"
         )
     # dims None (all of them) as PyTorch's empty dim list: see Norm.backward.
     dims = None if dim is None else _dims(dim, input.ndim)

@@ -18,6 +18,8 @@ from harness import Inp, Program, attempt
 PROGRAMS: list[Program] = []
 F32, F64 = "float32", "float64"
 
+H.import_torch_jvp_decompositions()  # (their first import warns: see there)
+
 # Known autogradkit bugs in files this suite does not edit (see test_errors_vs_torch.py).
 
 
@@ -1490,6 +1492,117 @@ def _(lib, inp):
             attempt(lambda: F.elu(lib.tensor([1, -2]))),
             attempt(lambda: F.silu(lib.tensor([1, -2]))),
             attempt(lambda: F.softplus(lib.tensor([1, -2]))),
+        ],
+    }
+
+
+# ----------------------------------------------------------------------------- normalize, cosine_similarity, pad, parameters_to_vector
+
+
+@program(
+    "normalize-cosine-similarity-and-pad",
+    {"x": Inp((2, 3), F32), "y": Inp((3,), F32), "z": Inp((2, 3), F64)},
+)
+def _(lib, inp):
+    """F.normalize (p = 2, 1, inf; a zero row stays zero), F.cosine_similarity and
+    nn.CosineSimilarity (broadcast operands: PyTorch expands both; a zero vector;
+    integer operands converted), F.pad in constant mode (values, cropping with
+    negative amounts, integer tensors, gradients, second derivatives), their graphs,
+    forward-mode tangents, and the refusals in PyTorch's words."""
+    F, nn = lib.nn.functional, lib.nn
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"], requires_grad=True)
+    z = lib.tensor(inp["z"], requires_grad=True)
+    out: dict[str, object] = {}
+    rows = lib.cat([x, lib.zeros(1, 3)])
+    for name, p, dim in [("p2", 2.0, 1), ("p1", 1, 1), ("pinf", float("inf"), 0)]:
+        n = F.normalize(rows, p=p, dim=dim)
+        (grad,) = lib.autograd.grad((n * n.detach().flip(0)).sum(), x, create_graph=True)
+        out["normalize-" + name] = [n, grad, lib.autograd.grad(grad.sum(), x)[0]]
+    c = F.cosine_similarity(x, y)
+    c.backward(lib.tensor([1.0, -2.0]))
+    out["cosine"] = [c, x.grad, y.grad]
+    out["cosine-same-shape"] = F.cosine_similarity(x, x.flip(1) * 2, dim=1)
+    out["cosine-dim0"] = nn.CosineSimilarity(dim=0)(x, lib.tensor([[1.0, 0.0, 2.0]]))
+    out["cosine-zero"] = F.cosine_similarity(lib.zeros(2, 3), x.detach())
+    out["cosine-float64"] = F.cosine_similarity(z, x.detach(), dim=-1)
+    out["cosine-ints"] = F.cosine_similarity(lib.tensor([1, 2]), lib.tensor([3.0, 1.0]), dim=0)
+    out["cosine-module"] = [repr(nn.CosineSimilarity()), repr(nn.CosineSimilarity(0, 1e-6))]
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(lambda t: F.normalize(t, dim=0), (z,)),
+        lib.autograd.gradcheck(lambda t: F.cosine_similarity(t, t * t + 1), (z,)),
+        lib.autograd.gradcheck(lambda t: F.pad(t, (1, -1, 2, 0), value=3.0), (z,)),
+        lib.autograd.gradgradcheck(lambda t: F.pad(t, (0, 2), value=-1.0), (z,)),
+    ]
+    padded = {
+        "right": F.pad(x, (1, 2)),
+        "value": F.pad(x, (1, 1, 0, 1), value=2.5),
+        "list": F.pad(x, [0, 1], "constant", -1.0),
+        "crop": F.pad(x, (-1, 0)),
+        "crop-both": F.pad(x, (-1, -1, -1, 0)),
+        "crop-and-pad": F.pad(x, (-1, 2, 1, -1)),
+        "ints": F.pad(lib.tensor([1, 2]), (1, 1), value=0.5),
+        "3d": F.pad(x.reshape(1, 2, 3), (0, 0, 1, 1, 1, 0)),
+        "empty-pad": F.pad(x, ()),
+    }
+    for name, t in padded.items():
+        if t.requires_grad:
+            (g,) = lib.autograd.grad((t * t).sum(), x, create_graph=True)
+            (gg,) = lib.autograd.grad(g.sum(), x)
+            out["pad-" + name] = [t, g, gg, g.grad_fn.name()]
+        else:
+            out["pad-" + name] = t
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(z.detach(), lib.ones_like(z) * lib.arange(6.0).reshape(2, 3))
+        out["tangents"] = [
+            fwAD.unpack_dual(F.pad(dual, (1, 1), value=5.0)).tangent,
+            fwAD.unpack_dual(F.normalize(dual)).tangent,
+            fwAD.unpack_dual(F.cosine_similarity(dual, dual.flip(0))).tangent,
+        ]
+    out["refused"] = [
+        attempt(lambda: F.normalize(lib.tensor([3.0, 4.0]))),
+        attempt(lambda: F.normalize(lib.tensor([[1, 2]]))),
+        attempt(lambda: F.cosine_similarity(lib.ones(3), lib.ones(3))),
+        attempt(lambda: F.cosine_similarity(x, lib.ones(4))),
+        attempt(lambda: F.cosine_similarity(lib.tensor([1, 2]), lib.tensor([1, 2]), dim=0)),
+        attempt(lambda: F.pad(x, (1,))),
+        attempt(lambda: F.pad(x, (1, 1, 1, 1, 1, 1))),
+        attempt(lambda: F.pad(x, (-2, -2))),
+        attempt(lambda: F.pad(x, (-4, 1))),
+        attempt(lambda: F.pad(x, (-3, 0, 1, 0))),
+        attempt(lambda: F.pad(x, (1.5, 1))),
+        attempt(lambda: F.pad(x, (1, 1), mode="wrap")),
+        attempt(lambda: F.pad(x, (1, 1, 1, 1), mode="reflect")),
+        attempt(lambda: F.pad(lib.ones(3), (1, 1), mode="replicate")),
+        attempt(lambda: F.pad(x, (1, 1), mode="reflect", value=1.0)),
+        attempt(lambda: F.pad(lib.tensor(1.0), (1, 1))),
+    ]
+    return out
+
+
+@program("parameters-to-vector-and-back", {"x": Inp((4, 3), F32)})
+def _(lib, inp):
+    """nn.utils.parameters_to_vector (its graph: CatBackward0 over ViewBackward0s, a
+    loss of the vector reaching every parameter) and vector_to_parameters (the
+    parameters' values replaced, a wrong vector refused in PyTorch's words)."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+    vector = nn.utils.parameters_to_vector(model.parameters())
+    (vector * vector).sum().backward()
+    grads = [p.grad for p in model.parameters()]
+    new = lib.arange(float(vector.numel())) / 10
+    nn.utils.vector_to_parameters(new, model.parameters())
+    return {
+        "vector": vector,
+        "grads": grads,
+        "after": list(model.parameters()),
+        "out": model(lib.tensor(inp["x"])),
+        "refused": [
+            attempt(lambda: nn.utils.vector_to_parameters([1.0, 2.0], model.parameters())),
+            attempt(lambda: nn.utils.vector_to_parameters(lib.ones(3), model.parameters())),
+            attempt(lambda: nn.utils.parameters_to_vector([])),
         ],
     }
 
