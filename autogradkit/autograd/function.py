@@ -308,6 +308,8 @@ class Node:
     # lets go of its fn): the engine calls _release on every other node only when
     # it saved something.
     _release_always = False
+    # True for a node no input of which needs a gradient (see _computes_nothing).
+    _computes_nothing = False
     _name = "Node"
     _function: Any = None  # the Function class whose backward this node runs
     _backward: Callable[..., Any]  # that backward (set on the classes Function makes)
@@ -494,6 +496,8 @@ class Node:
     def _release(self) -> None:
         """Free the saved tensors (called by the engine after a pass without retain_graph)."""
         if self._saved is not None:
+            if self._computes_nothing and not any(value is not None for value in self._saved):
+                return  # nothing was saved: a second pass finds nothing freed (see there)
             self._saved = None
             self._saved_sources = _RELEASED
             if self._packed is not None:
@@ -1370,7 +1374,21 @@ def _unwrap(ctx: Node, args: tuple, scalars_are_inputs: bool) -> tuple[list, boo
     if recording:
         ctx._next_nodes = tuple(next_nodes)
         ctx._input_nrs = tuple(input_nrs)
+        if through_a_base and True not in needs_input_grad:
+            _computes_nothing(ctx)
     return arrays, recording and (True in needs_input_grad or through_a_base), untracked
+
+
+def _computes_nothing(ctx: Node) -> None:
+    """Mark a node recorded only because an input is a no_grad view of a tensor that
+    requires grad (``detach(l) @ l_view``): no input of it needs a gradient. An
+    operation that saves its inputs only for the gradients that are needed (mm, mul)
+    then saves nothing, and a second backward through it is no error: PyTorch's rule
+    is that reading a saved tensor after it was freed is, not running a node twice
+    (one that saved its result, as exp, still refuses). The engine's _call releases
+    such a node (_release), not its plain path."""
+    ctx._needs_call = True
+    ctx._computes_nothing = True
 
 
 def _unwrap_pair(ctx: Node, x: Any, y: Any, scalars_are_inputs: bool) -> tuple:

@@ -3043,6 +3043,35 @@ def _(lib, inp):
     return out
 
 
+@program("second-backward-through-node-that-saved-nothing")
+def _(lib, inp):
+    """An operation whose only tracked input is a no_grad view of a tensor that
+    requires grad is recorded with no edges. A second backward through it without
+    retain_graph is refused only if it saved a tensor: mm, dot and mul save an
+    operand only for the other's gradient (none needed: nothing saved), exp saves its
+    result; with an input that needs a gradient, the other operand is saved."""
+    programs = {
+        "dot": lambda d, v, x: d @ v,
+        "mm": lambda d, v, x: (d.reshape(1, 2) @ v.reshape(2, 1)).sum(),
+        "mul": lambda d, v, x: (d * v).sum(),
+        "number times view": lambda d, v, x: (v * 2).sum(),
+        "exp": lambda d, v, x: v.exp().sum(),
+        "sigmoid": lambda d, v, x: v.sigmoid().sum(),
+        "with an input that needs a gradient": lambda d, v, x: (x * v).sum(),
+    }
+    out = {}
+    for name, make in programs.items():
+        leaf = lib.tensor([1.0, 2.0], requires_grad=True)
+        x = lib.tensor([3.0, 4.0], requires_grad=True)
+        with lib.no_grad():
+            v = leaf[:]
+        y = make(leaf.detach(), v, x)
+        first = attempt(lambda y=y: y.backward())
+        second = attempt(lambda y=y: y.backward())
+        out[name] = [y.grad_fn.name(), first, second, leaf.grad, x.grad]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
