@@ -761,12 +761,22 @@ def contiguous(input: Tensor) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """The view of ``length`` elements along ``dim`` from ``start`` (SliceBackward0)."""
+    """The view of ``length`` elements along ``dim`` from ``start`` (SliceBackward0).
+    Its refusals come in PyTorch's order: a 0-d tensor, the dimension, a negative
+    length, a start outside ``[-size, size]``, then an end past the size."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.ndim)
     size = input._data.shape[dim]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return Slice.apply(input, (slice(None),) * dim + (slice(start, start + length),))
 

@@ -1325,6 +1325,21 @@ def _divide_under_detect_anomaly(lib, b, zero):
         c.sum().backward()
 
 
+errors(
+    "narrow-refusals",
+    lambda lib, t: t["x"].sum().narrow(0, 0, 1),
+    lambda lib, t: lib.tensor(1.0).narrow(5, 0, 1),
+    lambda lib, t: t["x"].narrow(1, 0, 1),
+    lambda lib, t: t["x"].narrow(0, 5, -1),
+    lambda lib, t: t["x"].narrow(0, 4, 0),
+    lambda lib, t: t["x"].narrow(0, -4, 1),
+    lambda lib, t: t["x"].narrow(0, -3, 4),
+    lambda lib, t: t["x"].narrow(0, 2, 2),
+    lambda lib, t: t["x"].narrow(0, -1, 1),
+    lambda lib, t: t["x"].narrow(0, 3, 0),
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
