@@ -129,7 +129,7 @@ from .ops.pointwise import (
     sqrt,
     tanh,
 )
-from .ops.rearrange import diag, flip, index_select, roll, trace, tril, triu
+from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.sampling import normal
 from .ops.select import all, any, argmin, equal, gather, masked_fill, where
@@ -208,6 +208,7 @@ __all__ = [
     "cumsum",
     "device",
     "diag",
+    "diagonal",
     "div",
     "divide",
     "dot",

@@ -246,6 +246,9 @@ class MathMethods(TensorBase):
     def diag(self, diagonal: int = 0):
         return ops.rearrange.diag(self, diagonal)
 
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+        return ops.rearrange.diagonal(self, offset, dim1, dim2)
+
     def trace(self):
         return ops.rearrange.trace(self)
 

@@ -1,5 +1,5 @@
 """Moving elements around and picking parts of matrices: ``flip``, ``roll``,
-``index_select``, ``tril``/``triu``, ``diag`` and ``trace``.
+``index_select``, ``tril``/``triu``, ``diag``, ``diagonal`` (a view) and ``trace``.
 
 Each is linear: its backward puts every element of the gradient back where the
 element it came from was (``flip`` flips the gradient back, ``roll`` rolls it
@@ -25,7 +25,7 @@ from ..tensor import Tensor, _wrap_dim
 from .reduction import _dims
 from .shape import scatter_into_zeros
 
-__all__ = ["flip", "roll", "index_select", "tril", "triu", "diag", "trace"]
+__all__ = ["flip", "roll", "index_select", "tril", "triu", "diag", "diagonal", "trace"]
 
 
 class Flip(Linear):
@@ -169,6 +169,55 @@ class DiagEmbed(Linear):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output[ctx.key], None
+
+
+def _diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """The elements x[..., i, ..., i + offset, ...] of dimensions ``dim1`` and
+    ``dim2``, in x's memory: those two dimensions removed, the diagonal appended
+    last (NumPy's ``diagonal`` and PyTorch's agree on that layout)."""
+    view = np.diagonal(x, offset, dim1, dim2)
+    # NumPy hands the view out read-only; writing through it is what makes it a
+    # view (x.diagonal().fill_(1) changes x), unless x itself is read-only.
+    view.flags.writeable = x.flags.writeable
+    return view
+
+
+class DiagonalBackward(Linear):
+    """The backward of ``diagonal``, recorded when differentiating twice: zeros of
+    the input's shape with g on the diagonal;   ∂ℓ/∂g = the gradient's diagonal"""
+
+    node_name = "DiagonalBackwardBackward0"
+    formula = r"f(g)_{\dots i \dots i+k \dots} = g_{\dots i} \text{ (0 elsewhere)} \qquad \frac{\partial \ell}{\partial g} = \operatorname{diagonal}(G)"
+
+    @staticmethod
+    def forward(ctx, grad, shape, offset, dim1, dim2):
+        ctx.where = (offset, dim1, dim2)
+        out = np.zeros(shape, grad.dtype)
+        _diagonal_view(out, offset, dim1, dim2)[...] = grad
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return Diagonal.in_formula(grad_output, *ctx.where), None, None, None, None
+
+
+class Diagonal(Linear):
+    """f(x) = the diagonal ``offset`` of dimensions ``dim1`` and ``dim2`` (a view);
+    ∂ℓ/∂x = zeros with the gradient on that diagonal"""
+
+    node_name = "DiagonalBackward0"
+    formula = r"f(x)_{\dots i} = x_{\dots i \dots i+k \dots} \qquad \frac{\partial \ell}{\partial x_{\dots i \dots i+k \dots}} = g_{\dots i} \text{ (0 elsewhere)}"
+    creates_view = True
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        ctx.shape, ctx.where = x.shape, (offset, dim1, dim2)
+        return _diagonal_view(x, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = DiagonalBackward.in_formula(grad_output, ctx.shape, *ctx.where)
+        return grad, None, None, None
 
 
 class Trace(Linear):
@@ -334,6 +383,25 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if input.ndim == 2:
         return DiagonalCopy.apply(input, int(diagonal))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the matrices that dimensions ``dim1`` and ``dim2`` hold:
+    element i is ``input[i, i + offset]`` for a matrix (``offset`` > 0: above the
+    main diagonal, < 0: below). Those two dimensions are removed and the diagonal
+    becomes the last one. A view, as in PyTorch: changing it changes ``input``.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    >>> x.diagonal()
+    tensor([1., 5.], grad_fn=<DiagonalBackward0>)
+    >>> torch.diagonal(x, offset=1)
+    tensor([2., 6.], grad_fn=<DiagonalBackward0>)
+    """
+    first, second = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(input, int(offset), first, second)
 
 
 def trace(input: Tensor) -> Tensor:

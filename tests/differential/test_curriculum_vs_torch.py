@@ -744,6 +744,50 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- diagonal
+
+for dt in FLOATS:
+    op(f"diagonal/{dt}", lambda lib, x: x.diagonal(), {"x": Inp((3, 4), dt)})
+    op(
+        f"diagonal/offset-dims-{dt}",
+        lambda lib, x: lib.diagonal(x, 1, 0, 2),
+        {"x": Inp((2, 3, 4), dt)},
+    )
+op(
+    "diagonal/below-negative-dims",
+    lambda lib, x: x.diagonal(offset=-1, dim1=-1, dim2=-3),
+    {"x": Inp((4, 2, 3), F64)},
+)
+op("diagonal/out-of-the-matrix", lambda lib, x: x.diagonal(5), {"x": Inp((2, 3), F64)})
+op(
+    "diagonal/of-batched-squares-sum",
+    lambda lib, x: x.diagonal(dim1=-2, dim2=-1).sum(-1),
+    {"x": Inp((2, 3, 3), F32)},
+)
+op2("diagonal/double-backward", lambda lib, x: x.diagonal(-1) ** 3, {"x": Inp((3, 3), F64)})
+
+
+@register_program("diagonal/view-and-errors", {"x": Inp((3, 3), F64)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"])
+    d = x.diagonal()
+    d.fill_(0.0)  # a view: x's diagonal is now zero
+    w = lib.ones(2, 2, requires_grad=True)
+    return {
+        "x": x,
+        "d": d,
+        "shares": d._base is x,
+        "versions": [x._version, d._version],
+        "is-contiguous": d.is_contiguous(),
+        "int": lib.tensor([[1, 2], [3, 4]]).diagonal(),
+        "leaf-view-in-place": attempt(lambda: w.diagonal().mul_(2)),
+        "same-dims": attempt(lambda: x.diagonal(0, 1, 1)),
+        "same-dims-negative": attempt(lambda: x.diagonal(0, 1, -1)),
+        "vector": attempt(lambda: lib.ones(3).diagonal()),
+        "dim-out-of-range": attempt(lambda: x.diagonal(0, 0, 2)),
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:

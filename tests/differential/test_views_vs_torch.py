@@ -55,6 +55,8 @@ VIEWS = {
     "expand": lambda x: x[0:1].expand(3, 3),
     "narrow": lambda x: x.narrow(1, 1, 2),
     "select": lambda x: x.select(1, 2),
+    "diagonal": lambda x: x.diagonal(),
+    "diagonal-offset": lambda x: x.diagonal(1),
     "view-of-view": lambda x: x.t()[1:].reshape(-1),
 }
 
@@ -164,6 +166,9 @@ THROUGH = {
     "permute": lambda lib, c, o: c.permute(1, 0).add_(o[:2]),
     "narrow": lambda lib, c, o: c.narrow(1, 0, 2).mul_(o[1:]),
     "select-fn": lambda lib, c, o: c.select(1, 2).add_(o[:2]),
+    "diagonal-mul": lambda lib, c, o: c.diagonal().mul_(o[1:]),
+    "diagonal-below-add": lambda lib, c, o: lib.diagonal(c, -1).add_(o[0]),
+    "diagonal-of-t": lambda lib, c, o: c.t().diagonal(dim1=1, dim2=0).mul_(o[:2]),
     "zero": lambda lib, c, o: c[0].zero_(),
     "fill": lambda lib, c, o: c[:, 0].fill_(3.0),
     "copy": lambda lib, c, o: c[0].copy_(o),
@@ -760,6 +765,7 @@ INDEXINGS = {
     "alias": lambda x: x[...],
     "narrow": lambda x: x.narrow(1, 0, 2),
     "select-method": lambda x: x.select(1, 2),
+    "diagonal": lambda x: x.diagonal(1),
 }
 
 
