@@ -628,7 +628,7 @@ class ZerosLike(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0
+        return _zeros_like(grad_output)  # a constant, as PyTorch's zeros_like(grad)
 
 
 def _as_tensor(value) -> Tensor:

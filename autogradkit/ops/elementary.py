@@ -27,6 +27,7 @@ from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import quietly
 from ..autograd.function import Elementwise
 from ..tensor import Tensor
+from .arithmetic import _zeros_like
 from .arithmetic import pow as _pow
 from .pointwise import _float
 
@@ -321,11 +322,13 @@ class Rsqrt(Elementwise):
 
 class _ZeroGradient(Elementwise):
     """A piecewise-constant function: its derivative is 0 wherever it exists, and
-    PyTorch (like every autograd) uses 0 at the jumps too."""
+    PyTorch (like every autograd) uses 0 at the jumps too. The zero gradient is a
+    constant, as PyTorch's ``zeros_like(grad)``: 0 even where the gradient from above
+    is inf or nan (grad · 0 would be nan), and no graph under create_graph."""
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0
+        return _zeros_like(grad_output)
 
 
 class Sign(_ZeroGradient):
@@ -403,7 +406,7 @@ class RoundDecimals(_ZeroGradient):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * 0, None
+        return _zeros_like(grad_output), None
 
 
 class Frac(Elementwise):

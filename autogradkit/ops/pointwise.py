@@ -16,7 +16,7 @@ from .._numpy_protocols import UFUNCS
 from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from ._promotion import _cast, promote, result_dtype
-from .arithmetic import BinaryFunction
+from .arithmetic import BinaryFunction, _zeros_like
 from .where import _values, select
 
 __all__ = [
@@ -257,14 +257,6 @@ class ThresholdBackward(Elementwise):
         (y,) = ctx.saved_tensors
         grad_g = ThresholdBackward.in_formula(grad_output, y, ctx.threshold)
         return grad_g, _zeros_like(grad_output), None
-
-
-def _zeros_like(grad):
-    """Zeros shaped like ``grad``, recorded by no node (PyTorch's formulas call
-    ``zeros_like(grad)``, which is a constant, not an operation on ``grad``)."""
-    if isinstance(grad, Tensor):
-        return Tensor._make(np.zeros_like(grad._data))
-    return np.zeros_like(grad)
 
 
 def _clip(x, low, high):

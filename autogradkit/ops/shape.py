@@ -20,6 +20,7 @@ from .._warn_once import warn_once
 from ..autograd.function import Function, Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
+from .arithmetic import _zeros_like
 
 __all__ = [
     "reshape",
@@ -281,11 +282,6 @@ class Clone(Linear):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output, None
-
-
-def _zeros_like(grad):
-    """A zero gradient shaped like ``grad`` (recorded when ``grad`` is a tensor)."""
-    return grad * 0 if isinstance(grad, Tensor) else np.zeros_like(grad)
 
 
 class Fill(Function):

@@ -3072,6 +3072,63 @@ def _(lib, inp):
     return out
 
 
+@program("overwritten-tensor-second-order-graph")
+def _(lib, inp):
+    """What copy_, fill_ and zero_ overwrote gets a zero gradient that is a constant
+    (PyTorch's zeros_like(grad)), not grad * 0 recorded: under create_graph the
+    second-order graph does not lead back through the overwritten values, so the
+    leaves behind them get no .grad from a second backward (we gave them zeros)."""
+
+    def names(node, depth=0):
+        if node is None or depth > 6:
+            return None
+        return [node.name(), [names(child, depth + 1) for child, _ in node.next_functions]]
+
+    overwrites = {
+        "copy_ number": lambda y, s: y.copy_(lib.tensor(0.5, dtype=lib.float64)),
+        "copy_ tensor": lambda y, s: y.copy_(s),
+        "fill_ number": lambda y, s: y.fill_(2.0),
+        "fill_ tensor": lambda y, s: y.fill_(s),
+        "zero_": lambda y, s: y.zero_(),
+    }
+    out = {}
+    for name, overwrite in overwrites.items():
+        a = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        s = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        y = b * a
+        overwrite(y, s)
+        (g,) = lib.autograd.grad((y @ y) + (y * b).sum(), b, create_graph=True)
+        g.sum().backward()
+        out[name] = [g, names(g.grad_fn), a.grad, b.grad, s.grad]
+    return out
+
+
+@program("zero-derivative-under-infinite-gradient")
+def _(lib, inp):
+    """floor, ceil, round, trunc, sign and zero_ have derivative 0, which PyTorch's
+    formulas give as zeros_like(grad): 0 even when the gradient arriving is inf or
+    nan (we computed grad * 0: nan), and a constant under create_graph."""
+    functions = {
+        "floor": lambda x: x.floor(),
+        "ceil": lambda x: x.ceil(),
+        "round": lambda x: x.round(),
+        "round decimals": lambda x: x.round(decimals=1),
+        "trunc": lambda x: x.trunc(),
+        "sign": lambda x: x.sign(),
+        "zero_": lambda x: (x * 1).zero_(),
+    }
+    out = {}
+    for name, f in functions.items():
+        x = lib.tensor([1.5, -2.5], requires_grad=True)
+        (f(x) * float("inf")).sum().backward()
+        nan_above = lib.tensor([1.5, -2.5], requires_grad=True)
+        (f(nan_above) * float("nan")).sum().backward()
+        (g,) = lib.autograd.grad((f(x) * x).sum(), x, create_graph=True)
+        out[name] = [x.grad, nan_above.grad, g, g.grad_fn is None]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
