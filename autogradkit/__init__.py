@@ -132,7 +132,17 @@ from .ops.pointwise import (
 from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.sampling import normal
-from .ops.select import all, any, argmin, equal, gather, masked_fill, where
+from .ops.select import (
+    all,
+    any,
+    argmin,
+    argwhere,
+    equal,
+    gather,
+    masked_fill,
+    nonzero,
+    where,
+)
 from .ops.shape import (
     cat,
     clone,
@@ -186,6 +196,7 @@ __all__ = [
     "arctan2",
     "argmax",
     "argmin",
+    "argwhere",
     "argsort",
     "as_tensor",
     "asin",
@@ -289,6 +300,7 @@ __all__ = [
     "negative",
     "nn",
     "no_grad",
+    "nonzero",
     "norm",
     "normal",
     "numel",

@@ -373,6 +373,12 @@ class MathMethods(TensorBase):
     def gather(self, dim: int, index):
         return ops.select.gather(self, dim, index)
 
+    def nonzero(self, *, as_tuple: builtins.bool = False):
+        return ops.select.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return ops.select.argwhere(self)
+
     def argmin(self, dim=None, keepdim: bool = False):
         return ops.select.argmin(self, dim, keepdim)
 

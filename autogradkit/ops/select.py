@@ -1,7 +1,8 @@
 """Choosing elements: ``where`` (defined in :mod:`.where`, beside the ``select``
 helper backward formulas share) and ``gather`` (differentiable: the gradient goes
 back to the element that was chosen), and the tests and positions that are
-never differentiated: ``argmin``, ``all``, ``any``, ``equal``.
+never differentiated: ``argmin``, ``all``, ``any``, ``equal``, ``nonzero``,
+``argwhere``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ from .arithmetic import broadcast_error
 from .shape import scatter_into_zeros
 from .where import MaskedFill, MaskedFillTensor, where
 
-__all__ = ["where", "gather", "argmin", "all", "any", "equal", "masked_fill"]
+__all__ = [
+    "where",
+    "gather",
+    "argmin",
+    "all",
+    "any",
+    "equal",
+    "nonzero",
+    "argwhere",
+    "masked_fill",
+]
 
 
 class Gather(Linear):
@@ -85,6 +96,38 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values."""
     a, b = input._data, other._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Where ``input`` is not zero (nan counts as not zero): one row of indices per
+    such element, in row-major order, an int64 tensor of shape
+    ``(count, input.dim())``. With ``as_tuple=True``, one tensor of indices per
+    dimension instead, ready for indexing (``x[x.nonzero(as_tuple=True)]``); a 0-d
+    input counts as one element then. Not differentiable: indices are integers.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[0.0, 1.5], [2.0, 0.0]])
+    >>> torch.nonzero(x)
+    tensor([[0, 1],
+            [1, 0]])
+    >>> x.nonzero(as_tuple=True)
+    (tensor([0, 1]), tensor([1, 0]))
+    """
+    data = input._data
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(data)))
+    return Tensor._make(np.argwhere(data).astype(np.int64))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """:func:`nonzero`: the indices of the elements that are not zero, one row each.
+
+    >>> import autogradkit as torch
+    >>> torch.argwhere(torch.tensor([0, 3, 0, 7]))
+    tensor([[1],
+            [3]])
+    """
+    return nonzero(input)
 
 
 # How PyTorch's masked_fill names a mask's dtype (C++ type names).

@@ -158,7 +158,9 @@ def where(condition: Tensor, input=None, other=None):
             f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}"
         )
     if input is None and other is None:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
+        from .select import nonzero  # (select imports this module)
+
+        return nonzero(condition, as_tuple=True)
     if condition._data.dtype != np.bool_:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "

@@ -788,6 +788,33 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- nonzero, argwhere, where(condition)
+
+
+@register_program("nonzero-argwhere-where", {"x": Inp((3, 4), F32, "ties")})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    with_nan = lib.tensor([[0.0, float("nan")], [2.0, 0.0]])
+    return {
+        "nonzero": x.nonzero(),
+        "nonzero-fn-as-tuple": lib.nonzero(x, as_tuple=True),
+        "argwhere": lib.argwhere(x),
+        "argwhere-method": (x > 0).argwhere(),
+        "where-one-argument": lib.where(x < 0),
+        "index-with-the-tuple": x[x.nonzero(as_tuple=True)],
+        "nan-is-not-zero": with_nan.nonzero(),
+        "int-3d": lib.tensor([[[0, 1], [2, 0]], [[0, 0], [0, 5]]]).nonzero(),
+        "0d": [lib.tensor(3.0).nonzero(), lib.tensor(0.0).argwhere()],
+        "0d-as-tuple": [
+            lib.tensor(3.0).nonzero(as_tuple=True),
+            lib.tensor(0).nonzero(as_tuple=True),
+        ],
+        "0d-where": [lib.where(lib.tensor(True)), lib.where(lib.tensor(0.0))],
+        "empty": [lib.zeros(2, 0).nonzero(), lib.zeros(2, 0).nonzero(as_tuple=True)],
+        "positional-as-tuple": attempt(lambda: lib.nonzero(x, True)),
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:
