@@ -119,12 +119,15 @@ class Cumsum(Linear):
 
     @staticmethod
     def backward(ctx, grad_output):
-        if grad_output.ndim == 0:
-            return grad_output, None
-        # Σᵢ≥ⱼ gᵢ = (total) − (running sum up to j) + gⱼ, written with operations
-        # that tensors support too.
-        total = grad_output.sum(axis=ctx.dim, keepdims=True)
-        return total - grad_output.cumsum(ctx.dim) + grad_output, None
+        if grad_output.ndim == 0 or grad_output.shape[ctx.dim] <= 1:
+            return grad_output, None  # each element its own running sum (PyTorch's too)
+        # Σᵢ≥ⱼ gᵢ: the running sum from the end, as PyTorch computes it (flip, cumsum,
+        # flip). Not total − (running sum up to j) + gⱼ: in float32 that loses the small
+        # terms beside a large one ([1e8, 1, 1] gave [1e8, 1, 1], not [1e8, 2, 1]), and
+        # an inf among them made every element nan.
+        if isinstance(grad_output, Tensor):  # create_graph: recorded, as PyTorch's
+            return grad_output.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None
+        return np.flip(np.flip(grad_output, ctx.dim).cumsum(ctx.dim), ctx.dim), None
 
 
 class Cumprod(Function):

@@ -3129,6 +3129,43 @@ def _(lib, inp):
     return out
 
 
+@program("cumsum-backward-running-sum-from-the-end")
+def _(lib, inp):
+    """cumsum's gradient is the running sum of the incoming gradient from the end,
+    computed as PyTorch does (flip, cumsum, flip): exact for a small term beside a
+    large one in float32, inf (not nan) when an inf arrives, and the same graph
+    under create_graph; a dimension of size 1 passes the gradient on as it is."""
+
+    def names(node, depth=0):
+        if node is None or depth > 5:
+            return None
+        return [node.name(), [names(child, depth + 1) for child, _ in node.next_functions]]
+
+    out = {}
+    for name, incoming in [
+        ("large beside small", [1e8, 1.0, 1.0]),
+        ("inf arrives", [1.0, float("inf"), 2.0]),
+        ("mixed signs", [3.0, -1.5, 0.25]),
+    ]:
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x.cumsum(0).backward(lib.tensor(incoming))
+        out[name] = x.grad
+    m = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    m.cumsum(1).backward(lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    out["along dim 1"] = m.grad
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (g,) = lib.autograd.grad(x.cumsum(0), x, v, create_graph=True)
+    g.pow(2).sum().backward()
+    out["create_graph"] = [g, names(g.grad_fn), v.grad]
+    column = lib.ones(3, 1, requires_grad=True)
+    (h,) = lib.autograd.grad(
+        column.cumsum(1), column, lib.ones(3, 1, requires_grad=True), create_graph=True
+    )
+    out["size-1 dimension"] = [h, names(h.grad_fn)]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
