@@ -20,7 +20,15 @@ from numpy import add, asarray, exp, float64, logaddexp, reciprocal
 
 from .._dtype import from_numpy_dtype, scalar_type_name
 from .._quiet_numpy import quietly, run_quietly, silently
-from ..autograd.function import Elementwise, Function, Linear, Reduction
+from ..autograd import forward_ad as _forward_ad
+from ..autograd.function import (
+    Elementwise,
+    Function,
+    Linear,
+    MultiOutputFunction,
+    Reduction,
+    _zero_if_none,
+)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import softmax as _softmax
 from ..ops._promotion import result_dtype
@@ -30,7 +38,7 @@ from ..ops.pointwise import _zeros_like, sigmoid, tanh
 from ..ops.pointwise import relu as pointwise_relu
 from ..ops.softmax import cross_entropy as _cross_entropy
 from ..ops.softmax import nll_loss
-from ..ops.where import select
+from ..ops.where import Where, select
 from ..tensor import Size, Tensor
 
 __all__ = [
@@ -50,6 +58,19 @@ __all__ = [
     "elu_",
     "silu",
     "softplus",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "hardtanh",
+    "hardtanh_",
+    "relu6",
+    "mish",
+    "logsigmoid",
+    "softsign",
+    "hardswish",
+    "hardsigmoid",
+    "prelu",
     "normalize",
     "cosine_similarity",
     "pad",
@@ -999,27 +1020,31 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 class Elu(Elementwise):
-    """f(x) = x where x > 0, else α(eˣ − 1);   ∂f/∂x = 1 where x > 0, else α·eˣ"""
+    """f(x) = s·x where x > 0, else s·α(e^(c·x) − 1) (ELU: s = c = 1; SELU and CELU
+    are ELUs with other s and c);   ∂f/∂x = s where x > 0, else s·α·c·e^(c·x)"""
 
     node_name = "EluBackward0"
-    formula = r"f(x) = \begin{cases} x & x > 0 \\ \alpha\,(e^x - 1) & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & x > 0 \\ \alpha\,e^x & \text{otherwise} \end{cases}"
+    formula = r"f(x) = \begin{cases} s\,x & x > 0 \\ s\,\alpha\,(e^{c x} - 1) & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} s & x > 0 \\ s\,\alpha\,c\,e^{c x} & \text{otherwise} \end{cases}"
 
     @staticmethod
-    def forward(ctx, x, alpha):
+    def forward(ctx, x, alpha, scale, input_scale):
         ctx.save_for_backward(x)
-        ctx.alpha = alpha
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
         with np.errstate(over="ignore"):  # the branch not taken may overflow
-            return np.where(x > 0, x, np.expm1(x) * alpha)
+            negative = np.expm1(x * input_scale) * (alpha * scale)
+            return np.where(x > 0, x * scale if scale != 1 else x, negative)
 
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        return EluBackward.in_formula(grad_output, x, ctx.alpha), None
+        coefficients = (ctx.alpha, ctx.scale, ctx.input_scale)
+        return EluBackward.in_formula(grad_output, x, *coefficients), None, None, None
 
 
 class EluInPlace(Elu):
-    """``elu_``: PyTorch's in-place kernel saves its result, and refuses a negative α
-    in backward (the result's sign no longer tells the sides apart)."""
+    """``elu_`` (and ``selu_``): PyTorch's in-place kernel saves its result, and
+    refuses a negative α in backward (the result's sign no longer tells the sides
+    apart)."""
 
     node_name = "EluBackward1"
 
@@ -1034,28 +1059,50 @@ class EluInPlace(Elu):
         return Elu.backward(ctx, grad_output)
 
 
+class Celu(Elu):
+    """CELU, x where x > 0, else α(e^(x/α) − 1): an ELU with c = 1/α, recorded under
+    its own name (its derivative is ELU's: ``EluBackwardBackward0``)."""
+
+    node_name = "CeluBackward0"
+
+
+class CeluInPlace(EluInPlace):
+    """``celu_``: :class:`EluInPlace` under CELU's name."""
+
+    node_name = "CeluBackward1"
+
+
 class EluBackward(Elementwise):
     """Elu's derivative applied to g, as one operation:
-    f(g, x) = g where x > 0, else g·α·eˣ;   ∂f/∂g = 1 or α·eˣ,   ∂f/∂x = g·α·eˣ where x < 0, else 0"""
+    f(g, x) = s·g where x > 0, else g·s·α·c·e^(c·x);
+    ∂f/∂g = s or s·α·c·e^(c·x),   ∂f/∂x = g·s·α·c²·e^(c·x) where x < 0, else 0"""
 
     node_name = "EluBackwardBackward0"
-    formula = r"f(g, x) = \begin{cases} g & x > 0 \\ g\,\alpha\,e^x & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 0 & x > 0 \\ g\,\alpha\,e^x & \text{otherwise} \end{cases}"
+    formula = r"f(g, x) = \begin{cases} s\,g & x > 0 \\ g\,s\,\alpha\,c\,e^{c x} & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = \begin{cases} 0 & x > 0 \\ g\,s\,\alpha\,c^2\,e^{c x} & \text{otherwise} \end{cases}"
 
     @staticmethod
-    def forward(ctx, g, x, alpha):
+    def forward(ctx, g, x, alpha, scale, input_scale):
         ctx.save_for_backward(g, x)
-        ctx.alpha = alpha
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        negative_slope = alpha * scale * input_scale
         with np.errstate(over="ignore"):
-            return np.where(x <= 0, g * alpha * np.exp(x), g)
+            positive = g * scale if scale != 1 else g
+            return np.where(x <= 0, g * negative_slope * np.exp(x * input_scale), positive)
 
     @staticmethod
     def backward(ctx, grad_output):
         g, x = ctx.saved_tensors
-        grad_g = EluBackward.in_formula(grad_output, x, ctx.alpha)
+        alpha, scale, input_scale = ctx.alpha, ctx.scale, ctx.input_scale
+        grad_g = EluBackward.in_formula(grad_output, x, alpha, scale, input_scale)
         # Strictly negative, as PyTorch's elu_double_backward: at x = 0 the second
         # derivative is 0 (the first uses the x ≤ 0 side there).
         negative = _values_of(x) < 0
-        return grad_g, select(negative, grad_output * g * ctx.alpha * np.exp(x)), None
+        curvature = alpha * scale * input_scale * input_scale
+        if input_scale == 1:  # (ELU, SELU: no product to record for c)
+            grad_x = grad_output * g * curvature * np.exp(x)
+        else:
+            grad_x = grad_output * g * curvature * np.exp(x * input_scale)
+        return grad_g, select(negative, grad_x), None, None, None
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -1070,13 +1117,63 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """
     _refuse_integer(input, "elu_cpu")
     if inplace:
-        return _inplace_activation(input, EluInPlace, alpha)
-    return Elu.apply(input, alpha)
+        return _inplace_activation(input, EluInPlace, alpha, 1.0, 1.0)
+    return Elu.apply(input, alpha, 1.0, 1.0)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """:func:`elu` written into ``input``."""
     return elu(input, alpha, inplace=True)
+
+
+# SELU's constants (Klambauer et al., 2017), to the digits PyTorch's C++ uses.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """SELU: λ·x where x > 0, else λ·α(eˣ − 1), with λ ≈ 1.0507 and α ≈ 1.6733
+    chosen so that activations keep mean 0 and variance 1 through deep networks.
+    PyTorch computes it as an ELU (``EluBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.selu(torch.tensor([-1.0, 2.0]))
+    tensor([-1.1113,  2.1014])
+    """
+    _refuse_integer(input, "elu_cpu")
+    if inplace:
+        return _inplace_activation(input, EluInPlace, _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return Elu.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """:func:`selu` written into ``input``."""
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """CELU: x where x > 0, else α(e^(x/α) − 1), elementwise (continuously
+    differentiable for every α, where ELU is only for α = 1).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.celu(torch.tensor([-1.0, 2.0]), alpha=2.0)
+    tensor([-0.7869,  2.0000])
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _refuse_integer(input, "elu_cpu")
+    if inplace:
+        return _inplace_activation(input, CeluInPlace, alpha, 1.0, 1.0 / alpha)
+    return Celu.apply(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """:func:`celu` written into ``input``."""
+    return celu(input, alpha, inplace=True)
 
 
 class Silu(Elementwise):
@@ -1181,6 +1278,424 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """
     _refuse_integer(input, "softplus_cpu")
     return Softplus.apply(input, beta, threshold)
+
+
+class Hardtanh(Elementwise):
+    """f(x) = x clipped to [min, max];   ∂f/∂x = 1 strictly inside, else 0"""
+
+    node_name = "HardtanhBackward0"
+    formula = r"f(x) = \min(\max(x, a), b) \qquad \frac{\partial f}{\partial x} = \begin{cases} 1 & a < x < b \\ 0 & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x, min_val, max_val):
+        ctx.save_for_backward(x)
+        ctx.min_val, ctx.max_val = min_val, max_val
+        # The bounds in x's dtype (PyTorch truncates them for integer tensors).
+        return np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return HardtanhBackward.in_formula(grad_output, x, ctx.min_val, ctx.max_val), None, None
+
+
+class HardtanhBackward(Elementwise):
+    """Hardtanh's derivative applied to g, as one operation:
+    f(g, x) = g where min < x < max, else 0;   ∂f/∂g = 1 or 0,   ∂f/∂x = 0"""
+
+    node_name = "HardtanhBackwardBackward0"
+    formula = r"f(g, x) = \begin{cases} g & a < x < b \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, g, x, min_val, max_val):
+        ctx.save_for_backward(x)
+        ctx.min_val, ctx.max_val = min_val, max_val
+        outside = (x <= min_val) | (x >= max_val)
+        return np.where(outside, np.zeros((), g.dtype), g)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        grad_g = HardtanhBackward.in_formula(grad_output, x, ctx.min_val, ctx.max_val)
+        return grad_g, _zeros_like(grad_output), None, None
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """x clipped to [``min_val``, ``max_val``], elementwise: a piecewise-linear tanh.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+    >>> torch.nn.functional.hardtanh(x)
+    tensor([-1.0000,  0.5000,  1.0000], grad_fn=<HardtanhBackward0>)
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _inplace_activation(input, Hardtanh, min_val, max_val)
+    return Hardtanh.apply(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """:func:`hardtanh` written into ``input``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x, 0), 6) elementwise: PyTorch computes it as ``hardtanh(x, 0, 6)``
+    (``HardtanhBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.relu6(torch.tensor([-1.0, 3.0, 8.0]))
+    tensor([0., 3., 6.])
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class Mish(Elementwise):
+    """f(x) = x·tanh(softplus(x));
+    ∂f/∂x = tanh(softplus(x)) + x·σ(x)·(1 − tanh²(softplus(x)))"""
+
+    node_name = "MishBackward0"
+    formula = r"f(x) = x \tanh(\operatorname{softplus}(x)) \qquad \frac{\partial f}{\partial x} = t + x\,\sigma(x)\,(1 - t^2),\ t = \tanh(\operatorname{softplus}(x))"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * np.tanh(np.logaddexp(x.dtype.type(0), x))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        # PyTorch's formula; in a create_graph pass its nodes (SoftplusBackward0,
+        # TanhBackward0, SigmoidBackward0, MulBackward0, RsubBackward1, AddBackward0).
+        if isinstance(x, Tensor):
+            tanh_softplus = softplus(x).tanh()
+        else:
+            tanh_softplus = np.tanh(np.logaddexp(x.dtype.type(0), x))
+        sigmoid = _sigmoid_of(x) if isinstance(x, Tensor) else _sigmoid_array(x)
+        return grad_output * (tanh_softplus + x * sigmoid * (1.0 - tanh_softplus * tanh_softplus))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Mish: x·tanh(softplus(x)) elementwise, a smooth, non-monotonic ReLU.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.mish(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([-0.3034,  0.0000,  1.9440])
+    """
+    _refuse_integer(input, "mish_cpu")
+    if inplace:
+        return _inplace_activation(input, Mish)
+    return Mish.apply(input)
+
+
+class LogSigmoid(Elementwise):
+    """f(x) = log σ(x) = −softplus(−x);   ∂f/∂x = 1 − σ(x) = σ(−x)"""
+
+    node_name = "LogSigmoidBackward0"
+    formula = r"f(x) = \log \sigma(x) \qquad \frac{\partial f}{\partial x} = 1 - \sigma(x)"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        # min(x, 0) − log(1 + e^(−|x|)): e^(−|x|) never overflows.
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return LogSigmoidBackward.in_formula(grad_output, x)
+
+
+class LogSigmoidBackward(Elementwise):
+    """LogSigmoid's derivative applied to g, as one operation: f(g, x) = g·σ(−x);
+    ∂f/∂g = σ(−x),   ∂f/∂x = g·(σ(x) − 1)·σ(x)"""
+
+    node_name = "LogSigmoidBackwardBackward0"
+    formula = r"f(g, x) = g\,(1 - \sigma(x)) \qquad \frac{\partial f}{\partial x} = g\,(\sigma(x) - 1)\,\sigma(x)"
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        return g * _sigmoid_array(-x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, x = ctx.saved_tensors
+        grad_g = LogSigmoidBackward.in_formula(grad_output, x)
+        sigmoid = _sigmoid_of(x) if isinstance(x, Tensor) else _sigmoid_array(x)
+        return grad_g, grad_output * g * (sigmoid - 1) * sigmoid  # PyTorch's double backward
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log σ(x) elementwise, computed without overflow: the log-likelihood of the
+    positive class for a logit x.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.logsigmoid(torch.tensor([-100.0, 0.0, 2.0]))
+    tensor([-100.0000,   -0.6931,   -0.1269])
+    """
+    _refuse_integer(input, "log_sigmoid_cpu")
+    return LogSigmoid.apply(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|) elementwise, as PyTorch's Python writes it (``DivBackward0``
+    over ``AddBackward0`` and ``AbsBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.softsign(torch.tensor([-3.0, 1.0]))
+    tensor([-0.7500,  0.5000])
+    """
+    return input / (input.abs() + 1)
+
+
+class Hardswish(Elementwise):
+    """f(x) = x·min(max(x + 3, 0), 6)/6;
+    ∂f/∂x = 0 where x ≤ −3, x/3 + ½ where −3 < x < 3, else 1"""
+
+    node_name = "HardswishBackward0"
+    formula = r"f(x) = x\,\frac{\min(\max(x + 3, 0), 6)}{6} \qquad \frac{\partial f}{\partial x} = \begin{cases} 0 & x \le -3 \\ \frac{x}{3} + \frac{1}{2} & -3 < x < 3 \\ 1 & x \ge 3 \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * np.clip(x + 3, 0, 6) / 6
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return HardswishBackward.in_formula(grad_output, x)
+
+
+class HardswishBackward(Elementwise):
+    """Hardswish's derivative applied to g, as one operation: f(g, x) = g·hardswish′(x);
+    ∂f/∂g = hardswish′(x),   ∂f/∂x = g/3 strictly inside (−3, 3), else 0"""
+
+    node_name = "HardswishBackwardBackward0"
+    formula = r"f(g, x) = g\,\operatorname{hardswish}'(x) \qquad \frac{\partial f}{\partial x} = \begin{cases} g / 3 & -3 < x < 3 \\ 0 & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        middle = g * (x / 3 + 0.5)
+        # PyTorch's kernel takes the outer sides at x = ±3 (0 and g there).
+        return np.where(x <= -3, np.zeros((), g.dtype), np.where(x < 3, middle, g))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, x = ctx.saved_tensors
+        grad_g = HardswishBackward.in_formula(grad_output, x)
+        values = _values_of(x)
+        inside = (values > -3) & (values < 3)
+        return grad_g, select(inside, grad_output * g / 3.0)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """Hardswish: x·relu6(x + 3)/6 elementwise, a piecewise cheap SiLU (MobileNetV3).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.hardswish(torch.tensor([-4.0, 1.0, 4.0]))
+    tensor([-0.0000,  0.6667,  4.0000])
+    """
+    _refuse_integer(input, "hardswish_cpu")
+    if inplace:
+        return _inplace_activation(input, Hardswish)
+    return Hardswish.apply(input)
+
+
+class Hardsigmoid(Elementwise):
+    """f(x) = min(max(x + 3, 0), 6)/6;   ∂f/∂x = 1/6 strictly inside (−3, 3), else 0"""
+
+    node_name = "HardsigmoidBackward0"
+    formula = r"f(x) = \frac{\min(\max(x + 3, 0), 6)}{6} \qquad \frac{\partial f}{\partial x} = \begin{cases} \frac{1}{6} & -3 < x < 3 \\ 0 & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.clip(x + 3, 0, 6) / 6
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return HardsigmoidBackward.in_formula(grad_output, x)
+
+
+class HardsigmoidBackward(Elementwise):
+    """Hardsigmoid's derivative applied to g: f(g, x) = g/6 strictly inside (−3, 3),
+    else 0. PyTorch has no derivative for it (its node is ``NotImplemented``), so
+    differentiating hardsigmoid twice is refused, as there."""
+
+    node_name = "NotImplemented"
+    formula = r"f(g, x) = \begin{cases} g / 6 & -3 < x < 3 \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x}: \text{not implemented (as in PyTorch)}"
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(x)
+        inside = (x > -3) & (x < 3)
+        return np.where(inside, g / 6, np.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+    @staticmethod
+    def jvp(ctx, t_g, t_x):
+        (x,) = ctx.saved_tensors
+        return HardsigmoidBackward.in_formula(_zero_if_none(t_g, x), x)
+
+
+def _error_node_name(node) -> str:
+    """PyTorch's C++ name of its error node (the repr shows ``NotImplemented``)."""
+    return "autogradkit::autograd::NotImplemented"
+
+
+HardsigmoidBackward._node_class.name = _error_node_name  # type: ignore[method-assign,assignment]
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Hardsigmoid: relu6(x + 3)/6 elementwise, a piecewise-linear sigmoid.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.hardsigmoid(torch.tensor([-4.0, 0.0, 1.5]))
+    tensor([0.0000, 0.5000, 0.7500])
+    """
+    _refuse_integer(input, "hardsigmoid_cpu")
+    if inplace:
+        return _inplace_activation(input, Hardsigmoid)
+    return Hardsigmoid.apply(input)
+
+
+class PreluKernel(Function):
+    """f(x, w) = x where x > 0, else w·x (w broadcast over x: one slope per channel);
+    ∂f/∂x = 1 or w,   ∂f/∂w = 0 or x (summed over what w was broadcast to)"""
+
+    node_name = "PreluKernelBackward0"
+    formula = r"f(x, w) = \begin{cases} x & x > 0 \\ w\,x & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial w} = \begin{cases} 0 & x > 0 \\ x & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return np.where(x > 0, x, weight * x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return PreluKernelBackward.in_formula(grad_output, x, weight)
+
+    @staticmethod
+    def jvp(ctx, t_x, t_weight):
+        x, weight = ctx.primals
+        tangent = None
+        if t_x is not None:
+            tangent = np.where(x > 0, t_x, weight * t_x)
+        if t_weight is not None:
+            part = np.where(x > 0, np.zeros((), x.dtype), t_weight * x)
+            tangent = part if tangent is None else tangent + part
+        return tangent
+
+
+class PreluKernelBackward(MultiOutputFunction):
+    """PReLU's derivative applied to g, as one operation with two outputs (as
+    PyTorch's ``_prelu_kernel_backward``):
+    f₀(g, x, w) = g where x > 0, else w·g   (x's gradient),
+    f₁(g, x, w) = 0 where x > 0, else x·g   (w's, summed to its shape afterwards).
+    Its own derivative is PyTorch's double backward, which compares x ≥ 0."""
+
+    node_name = "PreluKernelBackwardBackward0"
+    formula = r"f(g, x, w) = \left(\begin{cases} g & x > 0 \\ w\,g & \text{otherwise} \end{cases},\ \begin{cases} 0 & x > 0 \\ x\,g & \text{otherwise} \end{cases}\right) \qquad \frac{\partial f_0}{\partial w} = \frac{\partial f_1}{\partial x} = \begin{cases} 0 & x \ge 0 \\ g & \text{otherwise} \end{cases}"
+
+    @staticmethod
+    def forward(ctx, g, x, weight):
+        ctx.save_for_backward(g, x, weight)
+        positive = x > 0
+        return np.where(positive, g, weight * g), np.where(positive, np.zeros((), g.dtype), x * g)
+
+    @staticmethod
+    def backward(ctx, grad_outputs):
+        g, x, weight = ctx.saved_tensors
+        grad_of_x_grad, grad_of_weight_grad = grad_outputs
+        non_negative = _values_of(x) >= 0
+        negative = ~non_negative
+        # PyTorch's formulas, one where() each (WhereBackward0 in a create_graph pass).
+        if grad_of_x_grad is None:
+            grad_g = select(negative, grad_of_weight_grad * x)
+        elif grad_of_weight_grad is None:
+            grad_g = Where.in_formula(non_negative, grad_of_x_grad, grad_of_x_grad * weight)
+        else:
+            mixed = grad_of_x_grad * weight + grad_of_weight_grad * x
+            grad_g = Where.in_formula(non_negative, grad_of_x_grad, mixed)
+        grad_x = None if grad_of_weight_grad is None else select(negative, g * grad_of_weight_grad)
+        grad_weight = None if grad_of_x_grad is None else select(negative, g * grad_of_x_grad)
+        return grad_g, grad_x, grad_weight
+
+    @classmethod
+    def jvp(cls, ctx, tangent, *arguments):
+        x, weight = arguments
+        if _forward_ad.tangent_of(x) is not None or _forward_ad.tangent_of(weight) is not None:
+            raise NotImplementedError(
+                "autogradkit's forward mode does not go through PReLU's derivative with "
+                "respect to its input or slope (forward-over-reverse)"
+            )
+        return cls.forward(ctx, tangent, x._data, weight._data)  # linear in g
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """PReLU: x where x > 0, else w·x, with the slope w a learned tensor: one number,
+    or one per channel (dimension 1 of ``input``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([0.25], requires_grad=True)
+    >>> y = torch.nn.functional.prelu(torch.tensor([-2.0, 3.0]), w)
+    >>> y
+    tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
+    >>> y.sum().backward()
+    >>> w.grad
+    tensor([-2.])
+    """
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{scalar_type_name(input._data.dtype)} and {scalar_type_name(weight._data.dtype)}"
+        )
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {channels}."
+            )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    _refuse_integer(input, "prelu_cpu")
+    if input.ndim != weight.ndim:  # one slope per channel, laid along dimension 1
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return PreluKernel.apply(input, weight)
 
 
 # ----------------------------------------------------------------------------- normalize, cosine_similarity, pad

@@ -59,6 +59,16 @@ __all__ = [
     "ELU",
     "SiLU",
     "Softplus",
+    "PReLU",
+    "ReLU6",
+    "Hardtanh",
+    "SELU",
+    "CELU",
+    "Mish",
+    "LogSigmoid",
+    "Softsign",
+    "Hardswish",
+    "Hardsigmoid",
     "Dropout",
     "Tanh",
     "Sigmoid",
@@ -1450,6 +1460,151 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class PReLU(Module):
+    """x where x > 0, else a·x, with the slope a a parameter (one, or one per
+    channel), initialised to ``init``: ``nn.functional.prelu``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.PReLU(3)
+    PReLU(num_parameters=3)
+    >>> torch.nn.PReLU().weight
+    Parameter containing:
+    tensor([0.2500], requires_grad=True)
+    """
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_creation.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Hardtanh(Module):
+    """x clipped to [``min_val``, ``max_val``]: ``nn.functional.hardtanh``."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        assert self.max_val > self.min_val, (
+            f"max_val ({max_val}) must be greater than min_val ({min_val})"
+        )
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace}"
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6): a :class:`Hardtanh` from 0 to 6."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(Module):
+    """λ·ELU with PyTorch's self-normalising constants: ``nn.functional.selu``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class CELU(Module):
+    """x where x > 0, else α(e^(x/α) − 1): ``nn.functional.celu``."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class Mish(Module):
+    """x·tanh(softplus(x)): ``nn.functional.mish``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    """log σ(x): ``nn.functional.logsigmoid``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """x / (1 + |x|): ``nn.functional.softsign``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Hardswish(Module):
+    """x·relu6(x + 3)/6: ``nn.functional.hardswish`` (PyTorch's repr does not show
+    ``inplace``)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Module):
+    """relu6(x + 3)/6: ``nn.functional.hardsigmoid`` (PyTorch's repr does not show
+    ``inplace``)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
 
 
 class Dropout(Module):

@@ -1394,6 +1394,16 @@ _ACTIVATIONS = {
     "silu": lambda F, x: F.silu(x),
     "softplus": lambda F, x: F.softplus(x),
     "softplus-beta": lambda F, x: F.softplus(x, beta=2, threshold=3),
+    "relu6": lambda F, x: F.relu6(x),
+    "hardtanh": lambda F, x: F.hardtanh(x),
+    "hardtanh-2": lambda F, x: F.hardtanh(x, -2.0, 1.6),
+    "mish": lambda F, x: F.mish(x),
+    "selu": lambda F, x: F.selu(x),
+    "celu": lambda F, x: F.celu(x),
+    "celu-0.5": lambda F, x: F.celu(x, alpha=0.5),
+    "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "softsign": lambda F, x: F.softsign(x),
+    "hardswish": lambda F, x: F.hardswish(x),
 }
 
 
@@ -1492,6 +1502,122 @@ def _(lib, inp):
             attempt(lambda: F.elu(lib.tensor([1, -2]))),
             attempt(lambda: F.silu(lib.tensor([1, -2]))),
             attempt(lambda: F.softplus(lib.tensor([1, -2]))),
+        ],
+    }
+
+
+@program(
+    "activation-modules-prelu-relu6-hardtanh-mish-selu-celu-logsigmoid-softsign-hard",
+    {"x": Inp((2, 3), F32), "x64": Inp((2, 3), F64)},
+)
+def _(lib, inp):
+    """The activation layers added after GELU's: reprs and state_dict keys (PReLU's
+    weight a parameter, 0.25 at first), a model built of them trained one step,
+    PReLU with one slope per channel (its nodes: PreluKernelBackward0 over the
+    weight's ViewBackward0; first and second derivatives), Hardswish at its kinks
+    ±3, the in-place forms' nodes, hardsigmoid's derivative that PyTorch cannot
+    differentiate, and the refusals in PyTorch's words."""
+    lib.manual_seed(0)
+    nn, F = lib.nn, lib.nn.functional
+    layers = [
+        nn.PReLU(),
+        nn.PReLU(3, init=0.1),
+        nn.ReLU6(),
+        nn.ReLU6(inplace=True),
+        nn.Hardtanh(),
+        nn.Hardtanh(-2, 2),
+        nn.Hardtanh(-0.5, 0.5, inplace=True),
+        nn.Mish(),
+        nn.Mish(inplace=True),
+        nn.SELU(),
+        nn.SELU(inplace=True),
+        nn.CELU(),
+        nn.CELU(alpha=0.5, inplace=True),
+        nn.LogSigmoid(),
+        nn.Softsign(),
+        nn.Hardswish(),
+        nn.Hardswish(inplace=True),
+        nn.Hardsigmoid(),
+        nn.Hardsigmoid(inplace=True),
+    ]
+    model = nn.Sequential(nn.Linear(3, 4), nn.PReLU(4), nn.Linear(4, 4), nn.SELU())
+    model.extend([nn.Linear(4, 3), nn.Mish(), nn.Linear(3, 2), nn.PReLU(), nn.Linear(2, 1)])
+    x = lib.tensor(inp["x"])
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    x64 = lib.tensor(inp["x64"], requires_grad=True)
+    weight = lib.tensor([0.1, -0.2, 0.3], dtype=lib.float64, requires_grad=True)
+    y = F.prelu(x64, weight)
+    gx, gw = lib.autograd.grad((y * y).sum(), [x64, weight], create_graph=True)
+    second = lib.autograd.grad((gx * gx).sum() + (gw * gw).sum(), [x64, weight])
+    kinks = lib.tensor([-4.0, -3.0, -1.0, 0.0, 3.0, 4.0], requires_grad=True)
+    swish = F.hardswish(kinks)
+    (first,) = lib.autograd.grad(swish.sum(), kinks, create_graph=True)
+    (curvature,) = lib.autograd.grad(first.sum(), kinks)
+    (hard_first,) = lib.autograd.grad(F.hardsigmoid(kinks).sum(), kinks, create_graph=True)
+    w = lib.tensor(inp["x"], requires_grad=True)
+
+    def in_place(act):
+        h = w * 1
+        act(h)
+        h.sum().backward()
+        return [h, h.grad_fn.name()]
+
+    return {
+        "reprs": [repr(layer) for layer in layers] + [repr(model)],
+        "state_dict": [list(layer.state_dict()) for layer in layers[:2]],
+        "prelu-weights": [layers[0].weight, layers[1].weight],
+        "outputs": [layer(x.clone()) for layer in layers],
+        "loss": loss,
+        "stepped": list(model.parameters()),
+        "named": [name for name, _ in model.named_parameters()],
+        "prelu": [y, gx, gw, second, y.grad_fn.name()],
+        "prelu-next": [None if n is None else n.name() for n, _ in y.grad_fn.next_functions],
+        "prelu-1d": F.prelu(lib.tensor([-2.0, 3.0]), lib.tensor([0.5])),
+        "gradcheck": [
+            lib.autograd.gradcheck(lambda t, v: F.prelu(t, v), (x64, weight)),
+            lib.autograd.gradgradcheck(lambda t, v: F.prelu(t, v), (x64, weight)),
+            lib.autograd.gradcheck(F.hardswish, (x64,)),
+            lib.autograd.gradcheck(F.hardsigmoid, (x64,)),
+            lib.autograd.gradcheck(lambda t: F.celu(t, 0.5), (x64,)),
+        ],
+        "hardswish-kinks": [swish, first, curvature],
+        "hardsigmoid": [hard_first.detach(), repr(hard_first.grad_fn).split(" object")[0]],
+        "hardsigmoid-twice": attempt(lambda: hard_first.sum().backward()),
+        "in_place": [
+            attempt(lambda: in_place(lambda t: F.hardtanh_(t, -0.5, 0.5))),
+            attempt(lambda: in_place(lambda t: F.relu6(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.mish(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.selu(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.celu(t, 2.0, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.hardswish(t, inplace=True))),
+            attempt(lambda: in_place(lambda t: F.hardsigmoid(t, inplace=True))),
+            attempt(lambda: F.selu(w, inplace=True)),
+        ],
+        "integers": [
+            attempt(lambda: F.relu6(lib.tensor([1, -2, 9]))),
+            attempt(lambda: F.hardtanh(lib.tensor([1, -2, 9]), -1.5, 2.5)),
+            attempt(lambda: F.softsign(lib.tensor([1, -2, 9]))),
+            attempt(lambda: F.mish(lib.tensor([1, -2]))),
+            attempt(lambda: F.selu(lib.tensor([1, -2]))),
+            attempt(lambda: F.celu(lib.tensor([1, -2]))),
+            attempt(lambda: F.logsigmoid(lib.tensor([1, -2]))),
+            attempt(lambda: F.hardswish(lib.tensor([1, -2]))),
+            attempt(lambda: F.hardsigmoid(lib.tensor([1, -2]))),
+            attempt(lambda: F.prelu(lib.tensor([1, -2]), lib.tensor([1]))),
+        ],
+        "refused": [
+            attempt(lambda: F.hardtanh(x, 2.0, 1.0)),
+            attempt(lambda: nn.Hardtanh(2.0, 1.0)),
+            attempt(lambda: F.celu(x, 0.0)),
+            attempt(lambda: F.prelu(x, lib.ones(2))),
+            attempt(lambda: F.prelu(x, lib.ones(1, 3))),
+            attempt(lambda: F.prelu(x, lib.ones(3, dtype=lib.float64))),
+            attempt(lambda: F.prelu(lib.tensor(1.0), lib.ones(3))),
+            attempt(lambda: F.prelu(lib.ones(3), lib.ones(3))),
+            attempt(lambda: nn.PReLU(2)(x)),
         ],
     }
 
