@@ -336,14 +336,15 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
             # AccumulateGrad. Later hooks join them without looking at grad_fn again,
             # so a no_grad view whose base has changed since can still take one; an
             # in-place change of the tensor itself starts a new list (_rebase_history).
+            # The list exists before grad_fn is read, as PyTorch's dict: when reading
+            # it raises (a no_grad view whose base changed), the next hook is taken.
+            self._hooks = []
             grad_fn = self.grad_fn
             if grad_fn is not None:
                 self._hooks = grad_fn._tensor_hooks(self._output_nr)
-            else:
-                self._hooks = []
-                if self._accumulator is not None:
-                    self._accumulator._tensor_pre_hooks = self._hooks
-                    self._accumulator._needs_call = True
+            elif self._accumulator is not None:  # a leaf's hooks go to its AccumulateGrad
+                self._accumulator._tensor_pre_hooks = self._hooks
+                self._accumulator._needs_call = True
         self._hooks.append(hook)
         return autograd.function._RemovableHandle(self._hooks, hook)
 

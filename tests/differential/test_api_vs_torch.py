@@ -3166,6 +3166,16 @@ def _(lib, inp):
     d.register_hook(recorder(seen, "after"))
     (d * 2).sum().backward()
     out["detach_"] = [seen, d.grad, a.grad]
+    leaf = lib.tensor(0.0, requires_grad=True)
+    with lib.no_grad():
+        view = leaf[...]
+        view.zero_()
+        # The first hook fails on reading grad_fn (the view's base changed), but the
+        # tensor's hook list exists by then: the second is taken.
+        out["after a failed first hook"] = [
+            attempt(lambda: view.register_hook(recorder([], "first")) and "registered"),
+            attempt(lambda: view.register_hook(recorder([], "second")) and "registered"),
+        ]
     return out
 
 
