@@ -141,6 +141,8 @@ from .ops.select import (
     gather,
     masked_fill,
     nonzero,
+    scatter,
+    scatter_add,
     where,
 )
 from .ops.shape import (
@@ -324,6 +326,8 @@ __all__ = [
     "roll",
     "rsqrt",
     "rsub",
+    "scatter",
+    "scatter_add",
     "seed",
     "set_default_device",
     "set_grad_enabled",

@@ -442,6 +442,24 @@ class InplaceMethods(TensorBase):
             functools.partial(ops.select.masked_fill, mask=mask, value=value), value
         )
 
+    def scatter_(self, dim: int, index, src=None, *, value=None) -> Self:
+        """In place: the elements of ``src`` (or the number ``value``) written along
+        ``dim`` at the positions ``index`` holds, as :func:`~autogradkit.scatter`."""
+        operand = src if src is not None else value
+        return self._written_inplace(
+            lambda x: ops.select.scatter(x, dim, index, src, value=value), operand
+        )
+
+    def scatter_add_(self, dim: int, index, src) -> Self:
+        """In place: the elements of ``src`` added along ``dim`` at the positions
+        ``index`` holds, as :func:`~autogradkit.scatter_add`."""
+        if not isinstance(src, TensorBase):  # (PyTorch names the in-place form)
+            raise TypeError(
+                "scatter_add_(): argument 'src' (position 3) must be Tensor, "
+                f"not {type(src).__name__}"
+            )
+        return self._written_inplace(lambda x: ops.select.scatter_add(x, dim, index, src), src)
+
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Self:
         """In place: samples of N(mean, std²), the numbers PyTorch's generator gives
         (see :func:`~autogradkit.normal`); recorded with a zero gradient."""

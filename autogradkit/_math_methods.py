@@ -373,6 +373,12 @@ class MathMethods(TensorBase):
     def gather(self, dim: int, index):
         return ops.select.gather(self, dim, index)
 
+    def scatter(self, dim: int, index, src=None, *, value=None):
+        return ops.select.scatter(self, dim, index, src, value=value)
+
+    def scatter_add(self, dim: int, index, src):
+        return ops.select.scatter_add(self, dim, index, src)
+
     def nonzero(self, *, as_tuple: builtins.bool = False):
         return ops.select.nonzero(self, as_tuple=as_tuple)
 

@@ -621,6 +621,21 @@ NORMALISE = [
         lambda L, a: a.gather(-1, L.zeros(a.shape[:-1] + (2,), dtype=L.int64)),
         shapes=NONSCALAR,
     ),
+    binary(
+        "scatter",
+        lambda L, a, s: a.scatter(0, L.tensor([[1, 0, 1], [0, 1, 0]]), s),
+        shapes=(((2, 3), (2, 3)),),
+    ),
+    unary(
+        "scatter_value",
+        lambda L, a: L.scatter(a, -1, L.tensor([[2], [0]]), 0.5),
+        shapes=(((2, 3),),),
+    ),
+    binary(
+        "scatter_add",
+        lambda L, a, s: a.scatter_add(1, L.tensor([[0, 0, 2], [1, 1, 1]]), s),
+        shapes=(((2, 3), (2, 3)),),
+    ),
     Op(
         "linear",
         lambda L, x, w, b: L.nn.functional.linear(x, w, b),

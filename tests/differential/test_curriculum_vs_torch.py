@@ -19,6 +19,7 @@ import pytest
 from harness import Inp, Program, attempt
 
 PROGRAMS: list[Program] = []
+H.import_torch_jvp_decompositions()  # (their first import warns: see there)
 F32, F64 = "float32", "float64"
 FLOATS = (F32, F64)
 
@@ -812,6 +813,121 @@ def _(lib, inp):
         "0d-where": [lib.where(lib.tensor(True)), lib.where(lib.tensor(0.0))],
         "empty": [lib.zeros(2, 0).nonzero(), lib.zeros(2, 0).nonzero(as_tuple=True)],
         "positional-as-tuple": attempt(lambda: lib.nonzero(x, True)),
+    }
+
+
+# ----------------------------------------------------------------------------- scatter, scatter_add
+
+# Rows 0 and 2 of the first index repeat in some columns: the last write wins in
+# scatter, and scatter_add adds them all up.
+SCATTER_INDEX = [[0, 1, 2, 0], [2, 0, 0, 1], [2, 2, 1, 0]]
+
+
+for dt in FLOATS:
+    op(
+        f"scatter/src-{dt}",
+        lambda lib, x, s: x.scatter(0, lib.tensor(SCATTER_INDEX), s),
+        {"x": Inp((3, 4), dt), "s": Inp((3, 4), dt)},
+    )
+    op(
+        f"scatter/add-{dt}",
+        lambda lib, x, s: lib.scatter_add(x, 0, lib.tensor(SCATTER_INDEX), s),
+        {"x": Inp((3, 4), dt), "s": Inp((3, 4), dt)},
+    )
+op(
+    "scatter/value-dim1",
+    lambda lib, x: lib.scatter(x, 1, lib.tensor([[3, 0], [1, 1], [2, 0]]), 2.5),
+    {"x": Inp((3, 4), F64)},
+)
+op(
+    "scatter/value-keyword-negative-dim",
+    lambda lib, x: x.scatter(-1, lib.tensor([[1], [0]]), value=-1.0),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "scatter/smaller-index-into-larger-self",
+    lambda lib, x, s: x.scatter(1, lib.tensor([[2, 4], [0, 0]]), s),
+    {"x": Inp((3, 5), F64), "s": Inp((2, 2), F64)},
+)
+op(
+    "scatter/one-hot",
+    lambda lib, x: lib.zeros(3, 4).scatter(1, lib.tensor([[1], [3], [0]]), 1.0) * x,
+    {"x": Inp((3, 4), F32)},
+)
+op(
+    "scatter/in-place",
+    lambda lib, x, s: (x * 1).scatter_(1, lib.tensor([[0, 2], [1, 1]]), s[:2, :2]),
+    {"x": Inp((2, 3), F64), "s": Inp((3, 3), F64)},
+)
+op(
+    "scatter/add-in-place",
+    lambda lib, x, s: (x * 1).scatter_add_(0, lib.tensor([[1, 1, 0]]), s),
+    {"x": Inp((2, 3), F64), "s": Inp((1, 3), F64)},
+)
+op(
+    "scatter/add-counts-into-bins",
+    lambda lib, w: lib.zeros(4, dtype=lib.float64).scatter_add(0, lib.tensor([0, 2, 2, 3, 0]), w),
+    {"w": Inp((5,), F64)},
+)
+op2(
+    "scatter/double-backward",
+    lambda lib, x: x.scatter(0, lib.tensor([[1, 0, 1]]), x[1:] ** 2) ** 2,
+    {"x": Inp((2, 3), F64)},
+)
+op2(
+    "scatter/add-double-backward",
+    lambda lib, x: x.scatter_add(1, lib.tensor([[0, 0], [1, 0]]), x[:, :2] ** 3) ** 2,
+    {"x": Inp((2, 3), F64)},
+)
+
+
+@register_program("scatter/forward-mode", {"x": Inp((2, 3), F64), "t": Inp((2, 3), F64)})
+def _(lib, inp):
+    fwad = lib.autograd.forward_ad
+    index = lib.tensor([[2, 0], [1, 1]])
+    with fwad.dual_level():
+        x = fwad.make_dual(lib.tensor(inp["x"]), lib.tensor(inp["t"]))
+        outputs = {
+            "scatter": x.scatter(1, index, x[:, 1:] * 2),
+            "value": x.scatter(1, index, 7.0),
+            "add": x.scatter_add(1, index, x.exp()[:, :2]),
+        }
+        return {name: list(fwad.unpack_dual(y)) for name, y in outputs.items()}
+
+
+@register_program("scatter/errors", {"x": Inp((3, 4), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    s = lib.ones(3, 4, requires_grad=True)
+    index = lib.tensor([[0, 1, 2, 0], [2, 0, 0, 1]])
+    return {
+        "leaf-in-place": attempt(lambda: x.scatter_(0, index, s)),
+        "float-index": attempt(lambda: x.scatter(0, index.float(), s)),
+        "index-out-of-bounds": attempt(lambda: x.scatter(0, index + 5, s)),
+        "index-negative": attempt(lambda: lib.zeros(3).scatter(0, lib.tensor([-1]), 1.0)),
+        "index-dims": attempt(lambda: x.scatter(0, lib.tensor([0, 1]), s)),
+        "dtypes": attempt(lambda: x.scatter(0, index, s.double())),
+        "index-too-large": attempt(lambda: x.scatter(0, lib.zeros(3, 5, dtype=lib.int64), s)),
+        "index-too-large-value": attempt(
+            lambda: x.scatter(1, lib.zeros(4, 2, dtype=lib.int64), 1.0)
+        ),
+        "src-larger-than-index-backward": attempt(
+            lambda: x.scatter_add(0, index, s).sum().backward()
+        ),
+        "src-larger-than-index-scatter-backward": attempt(
+            lambda: x.scatter(0, index, s).sum().backward()
+        ),
+        "add-number": attempt(lambda: x.scatter_add(0, index, 2.0)),
+        "add-in-place-number": attempt(lambda: x.detach().scatter_add_(0, index, 2.0)),
+        "no-src": attempt(lambda: x.scatter(0, index)),
+        "str-src": attempt(lambda: x.scatter(0, index, "a")),
+        "int-self-float-value": lib.zeros(3, dtype=lib.int64).scatter(0, lib.tensor([1]), 2.7),
+        "repeats-last-wins": lib.zeros(3).scatter(
+            0, lib.tensor([1, 1, 1]), lib.tensor([1.0, 2.0, 3.0])
+        ),
+        "0d": lib.tensor(1.0).scatter(0, lib.tensor(0), lib.tensor(5.0)),
+        "empty-index": lib.zeros(3).scatter(0, lib.tensor([], dtype=lib.int64), lib.tensor([1.0])),
+        "detached-self-src-with-grad": x.detach().scatter_(0, index, s),
     }
 
 
