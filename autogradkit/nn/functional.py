@@ -38,6 +38,7 @@ from ..ops.pointwise import _zeros_like, sigmoid, tanh
 from ..ops.pointwise import relu as pointwise_relu
 from ..ops.softmax import cross_entropy as _cross_entropy
 from ..ops.softmax import nll_loss
+from ..ops.special import xlogy
 from ..ops.where import Where, select
 from ..tensor import Size, Tensor
 
@@ -48,6 +49,7 @@ __all__ = [
     "l1_loss",
     "smooth_l1_loss",
     "huber_loss",
+    "kl_div",
     "sigmoid",
     "relu",
     "relu_",
@@ -813,6 +815,66 @@ def huber_loss(
 
 # ----------------------------------------------------------------------------- activations
 # Each is one Function, as PyTorch records one node (LeakyReluBackward0, ...). Its
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """The Kullback–Leibler divergence of ``target`` from the distribution whose
+    log-probabilities are ``input``, pointwise, then reduced:
+
+    .. math:: \\ell_i = y_i(\\log y_i - x_i) \\qquad
+        (\\text{or } e^{y_i}(y_i - x_i) \\text{ with } \\texttt{log\\_target=True})
+
+    ``reduction='batchmean'`` sums and divides by the batch size (the first
+    dimension): the divergence of each sample, averaged, as the mathematics defines
+    it. ``'mean'`` averages over every element, with PyTorch's warning that it
+    differs. Recorded as PyTorch's composite computes it (``XlogyBackward0`` for
+    y·log y, ``MulBackward0``, ``SubBackward0``, then ``SumBackward0`` /
+    ``MeanBackward0``, and ``DivBackward0`` for the batch size).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> log_p = torch.tensor([[0.5, 0.5]]).log().requires_grad_()
+    >>> torch.nn.functional.kl_div(log_p, torch.tensor([[0.9, 0.1]]), reduction="batchmean")
+    tensor(0.3681, grad_fn=<DivBackward0>)
+    """
+    if size_average is not None or reduce is not None:
+        kernel_reduction = _legacy_reduction(size_average, reduce, reduction)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the "
+                "KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.",
+                UserWarning,
+                stacklevel=2,
+            )
+        kernel_reduction = "sum" if reduction == "batchmean" else reduction
+        if kernel_reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not (_is_floating(input) and _is_floating(target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        pointwise = xlogy(target, target) - target * input
+    if kernel_reduction == "mean":
+        reduced = pointwise.mean()
+    elif kernel_reduction == "sum":
+        reduced = pointwise.sum()
+    else:
+        reduced = pointwise
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
 # backward calls a second Function, the derivative as one operation (PyTorch's
 # leaky_relu_backward, gelu_backward, ...), so that a create_graph pass records that
 # node too (LeakyReluBackwardBackward0) and differentiates it again correctly: the

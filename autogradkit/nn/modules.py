@@ -46,6 +46,7 @@ __all__ = [
     "ModuleList",
     "ModuleDict",
     "ParameterList",
+    "ParameterDict",
     "Embedding",
     "LayerNorm",
     "BatchNorm1d",
@@ -78,6 +79,7 @@ __all__ = [
     "L1Loss",
     "SmoothL1Loss",
     "HuberLoss",
+    "KLDivLoss",
     "NLLLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -1075,6 +1077,165 @@ class ParameterList(Module):
         raise RuntimeError("ParameterList should not be called.")
 
 
+class ParameterDict(Module):
+    """Parameters held in an ordered dictionary with string keys, registered under
+    those keys (a tensor that is not yet a Parameter becomes one), so that
+    ``parameters()`` and optimizers see them. It is not callable.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> weights = torch.nn.ParameterDict({"left": torch.ones(2, 3), "right": torch.zeros(3)})
+    >>> weights
+    ParameterDict(
+        (left): Parameter containing: [torch.FloatTensor of size 2x3]
+        (right): Parameter containing: [torch.FloatTensor of size 3]
+    )
+    >>> [name for name, _ in weights.named_parameters()]
+    ['left', 'right']
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}  # the order of the keys (values are attributes)
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key: str) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string "
+                f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                "non-string keys."
+            )
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        attribute = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attribute, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict((key, self[key]) for key in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for key in self._keys.copy():
+            del self[key]
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        key, _ = self._keys.popitem()  # the last key (read, then deleted with its value)
+        self._keys[key] = None
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default  # noqa: SIM401 (this is get)
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        return ParameterDict((key, default) for key in keys)
+
+    def keys(self) -> Any:
+        return self._keys.keys()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        return ((key, self[key]) for key in self._keys)
+
+    def values(self) -> Iterator[Any]:
+        return (self[key] for key in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        """Add or replace entries from a mapping or from (key, value) pairs; a plain
+        ``dict`` is added in sorted key order (as PyTorch does), an ``OrderedDict``
+        or ParameterDict in its own order."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value "
+                "pairs, but got " + type(parameters).__name__
+            )
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, value in parameters.items():
+                self[key] = value
+        elif isinstance(parameters, Mapping):
+            for key, value in sorted(parameters.items()):
+                self[key] = value
+        else:
+            for position, pair in enumerate(parameters):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{position} should be "
+                        f"Iterable; is{type(pair).__name__}"
+                    )
+                pair = list(pair)  # (PyTorch takes len() of it and indexes it)
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{position} has length "
+                        f"{len(pair)}; 2 is required"
+                    )
+                self[pair[0]] = pair[1]
+
+    def extra_repr(self) -> str:
+        lines = []
+        for key, value in self.items():
+            if isinstance(value, Tensor):
+                kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+                size = "x".join(str(length) for length in value.shape)
+                # (PyTorch names the tensor type here, where ParameterList names the dtype)
+                described = f"{kind} containing: [{value.type()} of size {size}]"
+            else:
+                described = f"Object of type: {type(value).__name__}"
+            lines.append(f"  ({key}): {described}")
+        return "\n".join(lines)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
+
+
 class Embedding(Module):
     """A table of ``num_embeddings`` vectors of size ``embedding_dim``, looked up by
     index: ``nn.functional.embedding``. The weight starts standard normal (PyTorch's
@@ -1753,6 +1914,29 @@ class HuberLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """The Kullback–Leibler divergence of the target from the input's distribution
+    (the input holds log-probabilities): ``nn.functional.kl_div``. Use
+    ``reduction='batchmean'`` for the divergence per sample.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> loss_fn = torch.nn.KLDivLoss(reduction="batchmean")
+    >>> loss_fn(torch.tensor([[0.5, 0.5]]).log(), torch.tensor([[0.9, 0.1]]))
+    tensor(0.3681)
+    """
+
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class NLLLoss(_Loss):

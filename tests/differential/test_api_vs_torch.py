@@ -1733,6 +1733,119 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- KLDivLoss, ParameterDict
+
+
+@program("kl-div-loss", {"x": Inp((3, 4), F32), "t": Inp((3, 4), F32), "x64": Inp((2, 3), F64)})
+def _(lib, inp):
+    """F.kl_div and nn.KLDivLoss: every reduction ('mean' with PyTorch's warning,
+    'batchmean' dividing by the batch size, 'sum', 'none'), log_target, a target with
+    zeros (0·log 0 = 0), a target that requires grad, the legacy size_average, their
+    graphs and gradients, and the refusals."""
+    F, nn = lib.nn.functional, lib.nn
+    log_p = lib.tensor(inp["x"]).log_softmax(1).detach().requires_grad_()
+    q = lib.tensor(inp["t"]).softmax(1)
+    out: dict[str, object] = {}
+    for reduction in ["mean", "batchmean", "sum", "none"]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = F.kl_div(log_p, q, reduction=reduction)
+        (grad,) = lib.autograd.grad(loss.sum(), log_p)
+        out[reduction] = [loss, grad, [str(w.message) for w in caught]]
+    out["log_target"] = F.kl_div(log_p, q.log(), reduction="batchmean", log_target=True)
+    with_zeros = lib.tensor([[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0], [0.25] * 4])
+    out["zeros"] = F.kl_div(log_p, with_zeros, reduction="sum")
+    target = q.clone().requires_grad_()
+    loss = nn.KLDivLoss(reduction="batchmean")(log_p, target)
+    loss.backward()
+    out["target-grad"] = [loss, log_p.grad, target.grad]
+    out["module"] = [
+        repr(nn.KLDivLoss()),
+        repr(nn.KLDivLoss(reduction="batchmean", log_target=True)),
+        nn.KLDivLoss(reduction="sum", log_target=True)(log_p, q.log()),
+        nn.KLDivLoss(reduction="none")(log_p, q),
+    ]
+    out["legacy"] = attempt(lambda: F.kl_div(log_p, q, size_average=False))
+    out["0-d"] = F.kl_div(
+        lib.tensor(-1.0, requires_grad=True), lib.tensor(0.5), reduction="batchmean"
+    )
+    out["broadcast"] = F.kl_div(log_p, q[0], reduction="sum")
+    x64 = lib.tensor(inp["x64"], requires_grad=True)
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(
+            lambda t: F.kl_div(t, t.detach().softmax(1), reduction="batchmean"), (x64,)
+        ),
+        lib.autograd.gradgradcheck(lambda t: F.kl_div(t, t.exp(), reduction="sum"), (x64,)),
+    ]
+    out["refused"] = [
+        attempt(lambda: F.kl_div(log_p, q, reduction="average")),
+        attempt(lambda: F.kl_div(log_p, lib.tensor([[1, 0, 0, 0]] * 3), reduction="sum")),
+        attempt(lambda: F.kl_div(log_p, lib.ones(5), reduction="sum")),
+    ]
+    return out
+
+
+@program("parameter-dict", {"x": Inp((2, 3), F32)})
+def _(lib, inp):
+    """nn.ParameterDict as PyTorch 2.13 defines it: tensors become parameters,
+    registered under their keys (named_parameters, state_dict, an optimizer's step),
+    a plain dict added in sorted key order and an OrderedDict in its own, the dict
+    methods (get, pop, popitem, setdefault, update, |, del, in, reversed), other
+    objects kept as they are, its repr, and the refusals."""
+    import collections
+
+    lib.manual_seed(0)
+    nn = lib.nn
+
+    class Model(nn.Module):  # type: ignore[name-defined]  # nn is a variable
+        def __init__(self):
+            super().__init__()
+            self.heads = nn.ParameterDict(
+                {"right": nn.Parameter(lib.randn(3, 2)), "left": lib.randn(3, 2)}
+            )
+
+        def forward(self, x, choice):
+            return x @ self.heads[choice]
+
+    model = Model()
+    x = lib.tensor(inp["x"])
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.5)
+    loss = model(x, "left").sum() + model(x, "right").pow(2).sum()
+    loss.backward()
+    optimizer.step()
+    pd = nn.ParameterDict(collections.OrderedDict([("b", lib.ones(2)), ("a", lib.zeros(1))]))
+    pd["c"] = lib.tensor([1.0, 2.0], requires_grad=False)
+    pd.setdefault("d", lib.ones(1, 2))
+    pd["note"] = "a string"
+    keys = list(pd.keys())
+    got = [pd.get("a"), pd.get("missing", 5), "c" in pd, len(pd), list(reversed(pd))]
+    popped = pd.pop("a")
+    last = pd.popitem()
+    merged = pd | nn.ParameterDict({"z": lib.ones(1)})
+    del pd["b"]
+    return {
+        "repr": [repr(model), repr(merged)],
+        "named": [name for name, _ in model.named_parameters()],
+        "state_dict": list(model.state_dict()),
+        "stepped": list(model.parameters()),
+        "keys": keys,
+        "got": got,
+        "popped": [popped, last[0], last[1]],
+        "after": [list(pd.keys()), list(merged.keys()), isinstance(pd["c"], nn.Parameter)],
+        "requires_grad": [p.requires_grad for p in merged.values()],
+        "fromkeys": list(pd.fromkeys(["u", "v"], lib.ones(1)).items()),
+        "refused": [
+            attempt(lambda: pd[0]),
+            attempt(lambda: pd.__setitem__(1, lib.ones(1))),
+            attempt(lambda: pd["missing"]),
+            attempt(lambda: pd(x)),
+            attempt(lambda: pd.update(3)),
+            attempt(lambda: pd.update([("k", lib.ones(1), 1)])),
+            attempt(lambda: pd.update([3])),
+        ],
+    }
+
+
 # ----------------------------------------------------------------------------- dropout
 
 
