@@ -1846,6 +1846,59 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- init.trunc_normal_, init.orthogonal_
+
+
+@program("init-trunc-normal-and-orthogonal")
+def _(lib, inp):
+    """nn.init.trunc_normal_ and orthogonal_ draw PyTorch's numbers after the same
+    manual_seed: trunc_normal_'s two samplers (normal draws redrawn outside [a, b]
+    when it holds more than 30% of the distribution; uniform candidates accepted by
+    density otherwise) and the generator's state after them, the warning for a mean
+    more than 2 std away, orthogonal_'s QR with R's signs (square, wide, tall and
+    3-d tensors, gain), and the refusal of a vector."""
+    init = lib.nn.init
+    out: dict[str, object] = {}
+    cases = {
+        "default": ((2, 3), {}),
+        "large": ((40, 30), {}),
+        "std": ((64,), {"std": 0.02}),
+        "narrow": ((3, 4), {"a": -0.5, "b": 0.5}),
+        "shifted": ((5, 7), {"mean": 0.5, "std": 0.2, "a": 0.0, "b": 1.0}),
+        "tail": ((50,), {"a": 2.5, "b": 4.0}),
+        "far-mean": ((17,), {"mean": 5.0, "a": -1.0, "b": 1.0}),
+        "float64": ((4, 5), {"std": 0.5}),
+    }
+    for name, (shape, options) in cases.items():
+        lib.manual_seed(1)
+        dtype = lib.float64 if name == "float64" else lib.float32
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t = init.trunc_normal_(lib.empty(*shape, dtype=dtype), **options)
+        out["trunc-" + name] = [t, [str(w.message) for w in caught], lib.rand(2)]
+    layer = lib.nn.Linear(6, 4)
+    lib.manual_seed(3)
+    returned = init.trunc_normal_(layer.weight, std=0.02)
+    out["parameter"] = [returned is layer.weight, layer.weight]
+    for name, shape, gain in [
+        ("square", (4, 4), 1.0),
+        ("wide", (2, 3), 1.0),
+        ("tall", (5, 3), 1.0),
+        ("3d", (3, 2, 2), 2.0),
+        ("4d", (4, 3, 2, 1), 0.5),
+    ]:
+        lib.manual_seed(2)
+        w = init.orthogonal_(lib.empty(*shape), gain=gain)
+        flat = w.reshape(shape[0], -1)
+        gram = flat @ flat.T if shape[0] <= flat.shape[1] else flat.T @ flat
+        out["orthogonal-" + name] = [w, gram, lib.rand(2)]
+    out["refused"] = [
+        attempt(lambda: init.orthogonal_(lib.empty(3))),
+        attempt(lambda: init.orthogonal_(lib.empty(0, 3))),
+    ]
+    return out
+
+
 # ----------------------------------------------------------------------------- dropout
 
 
