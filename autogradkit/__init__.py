@@ -112,7 +112,7 @@ from .ops.elementary import (
     tan,
     trunc,
 )
-from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import addmm, bmm, dot, kron, matmul, mm, mv, outer
 from .ops.ordering import argsort, median, nanmedian, sort, topk
 from .ops.pointwise import (
     abs,
@@ -159,7 +159,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.softmax import log_softmax, logsumexp, softmax
-from .ops.special import addcmul, atan2, erf, hypot, isclose, lerp, xlogy
+from .ops.special import addcmul, atan2, erf, erfinv, hypot, isclose, lerp, xlogy
 from .ops.split import chunk, split, unbind
 from .ops.statistics import amax, amin, std, std_mean, var, var_mean
 from .tensor import Size, Tensor
@@ -234,6 +234,7 @@ __all__ = [
     "enable_grad",
     "equal",
     "erf",
+    "erfinv",
     "exp",
     "exp2",
     "expm1",
@@ -268,6 +269,7 @@ __all__ = [
     "isclose",
     "set_anomaly_enabled",
     "is_tensor",
+    "kron",
     "linspace",
     "lerp",
     "log",

@@ -476,6 +476,10 @@ class InplaceMethods(TensorBase):
         """In place: ``self = erf(self)``."""
         return self._written_inplace(ops.special.erf)
 
+    def erfinv_(self) -> Self:
+        """In place: ``self = erfinv(self)``."""
+        return self._written_inplace(ops.special.erfinv)
+
     def atan2_(self, other) -> Self:
         """In place: ``self = atan2(self, other)``."""
         return self._written_inplace(lambda x: ops.special.atan2(x, other), other)

@@ -321,6 +321,9 @@ class MathMethods(TensorBase):
     def erf(self):
         return ops.special.erf(self)
 
+    def erfinv(self):
+        return ops.special.erfinv(self)
+
     def atan2(self, other):
         return ops.special.atan2(self, other)
 
@@ -378,6 +381,9 @@ class MathMethods(TensorBase):
 
     def scatter_add(self, dim: int, index, src):
         return ops.select.scatter_add(self, dim, index, src)
+
+    def kron(self, other):
+        return ops.linalg.kron(self, other)
 
     def nonzero(self, *, as_tuple: builtins.bool = False):
         return ops.select.nonzero(self, as_tuple=as_tuple)

@@ -339,6 +339,10 @@ REARRANGE = [
     ),
     unary("einsum_trace_outer", lambda L, a: L.einsum("ii,jk->jk", a, a), shapes=(((3, 3),),)),
     unary("erf", lambda L, a: L.erf(a)),
+    unary("erfinv", lambda L, a: L.erfinv(a), "unit"),
+    binary(
+        "kron", lambda L, a, b: L.kron(a, b), shapes=(((2, 3), (2, 2)), ((3,), (2, 2)), ((), (2,)))
+    ),
     binary("atan2", lambda L, a, b: L.atan2(a, b), ("real", "nonzero")),
     binary("hypot", lambda L, a, b: a.hypot(b), ("nonzero", "nonzero")),
     binary("xlogy", lambda L, a, b: L.xlogy(a, b), ("nonzero", "positive")),

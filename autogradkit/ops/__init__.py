@@ -10,12 +10,12 @@ next to its forward, grouped by kind:
 * :mod:`.rearrange` — ``flip, roll, index_select, tril, triu, diag, trace``
 * :mod:`.shape` — ``reshape/view, transpose, t, T, permute, (un)squeeze, expand``,
   indexing, ``stack, cat, clone``
-* :mod:`.special` — ``erf, atan2, hypot, xlogy, lerp, addcmul`` (and ``isclose``)
+* :mod:`.special` — ``erf, erfinv, atan2, hypot, xlogy, lerp, addcmul`` (and ``isclose``)
 * :mod:`.ordering` — ``sort, argsort, topk, median, nanmedian``
 * :mod:`.einsum` — ``einsum`` (its gradient: an einsum per operand)
 * :mod:`.sampling` — ``normal`` (PyTorch's numbers)
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)
-* :mod:`.linalg` — ``matmul, mm, mv, dot``
+* :mod:`.linalg` — ``matmul, mm, mv, dot, outer, kron``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs
 """

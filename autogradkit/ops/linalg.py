@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from .arithmetic import Mul, broadcast_error
 from .shape import SqueezeInplace, UnsafeView, Unsqueeze, expanded_shape
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "outer", "kron", "addmm"]
 
 
 # ndarray.dot clears its output (memset) before BLAS writes it, which np.matmul does
@@ -448,6 +448,37 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
         if value.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {checked_as}, but got {value.ndim}-D")
     return input.reshape(input.shape[0], 1) * vec2
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of
+    ``other``, laid out block by block (for matrices, block (i, j) is
+    ``input[i, j] · other``); the result's size in each dimension is the product
+    of theirs (the one with fewer dimensions gets leading 1s).
+
+    Recorded as PyTorch computes it: each operand viewed with a size-1 dimension
+    after (``input``) or before (``other``) each of its own, so that one
+    broadcast product makes every pair; then that product viewed in the result's
+    shape (``UnsafeViewBackward0`` over ``MulBackward0``).
+
+    >>> import autogradkit as torch
+    >>> torch.kron(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1.0, 10.0]))
+    tensor([[ 1., 10.,  2., 20.],
+            [ 3., 30.,  4., 40.]])
+    """
+    for argument, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"kron(): argument '{argument}' (position {position}) "
+                f"must be Tensor, not {type(value).__name__}"
+            )
+    ndim = max(input.ndim, other.ndim)
+    a_sizes = (1,) * (ndim - input.ndim) + tuple(input.shape)
+    b_sizes = (1,) * (ndim - other.ndim) + tuple(other.shape)
+    a_shape = tuple(n for size in a_sizes for n in (size, 1))  # (a0, 1, a1, 1, ...)
+    b_shape = tuple(n for size in b_sizes for n in (1, size))  # (1, b0, 1, b1, ...)
+    product = UnsafeView.apply(input, a_shape) * UnsafeView.apply(other, b_shape)
+    return UnsafeView.apply(product, tuple(a * b for a, b in zip(a_sizes, b_sizes)))
 
 
 class Addmm(Function):

@@ -1,4 +1,4 @@
-"""More elementwise functions of one, two or three tensors: ``erf``, ``atan2``,
+"""More elementwise functions of one, two or three tensors: ``erf``, ``erfinv``, ``atan2``,
 ``hypot``, ``xlogy``, ``lerp``, ``addcmul``, and the test ``isclose``.
 
 As in :mod:`.elementary`, every derivative is written with operators and NumPy
@@ -28,10 +28,11 @@ from .arithmetic import BinaryFunction
 from .pointwise import _check_tensor_pair, _float
 from .where import MaskedFill, _values
 
-__all__ = ["erf", "atan2", "hypot", "xlogy", "lerp", "addcmul", "isclose"]
+__all__ = ["erf", "erfinv", "atan2", "hypot", "xlogy", "lerp", "addcmul", "isclose"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _erf_of_each = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; the C library's, per element
+_erfc_of_each = np.frompyfunc(math.erfc, 1, 1)
 
 
 class Erf(Elementwise):
@@ -50,6 +51,84 @@ class Erf(Elementwise):
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
         return _TWO_OVER_SQRT_PI * np.exp(-(x * x)) * grad_output
+
+
+# Giles' approximation of erfinv (2010): a polynomial in w = −ln(1 − y²), one for
+# the centre (w < 5) and one in √w for the tails; good to about 1e-7.
+_ERFINV_CENTRE = (
+    2.81022636e-08,
+    3.43273939e-07,
+    -3.5233877e-06,
+    -4.39150654e-06,
+    0.00021858087,
+    -0.00125372503,
+    -0.00417768164,
+    0.246640727,
+    1.50140941,
+)
+_ERFINV_TAIL = (
+    -0.000200214257,
+    0.000100950558,
+    0.00134934322,
+    -0.00367342844,
+    0.00573950773,
+    -0.0076224613,
+    0.00943887047,
+    1.00167406,
+    2.83297682,
+)
+
+
+_ERFINV_MAX_STEPS = 30
+
+
+def _erfinv_of(y: np.ndarray) -> np.ndarray:
+    """erfinv of a float64 array: Giles' approximation, then Newton steps on
+    erf(x) = y (as PyTorch refines its own first guess), which bring it to double
+    precision. Near ±1 the steps solve erfc(x) = 1 − |y| instead: 1 − |y| is exact
+    there, where erf(x) − |y| would lose every digit to cancellation. ±1 give
+    ±inf; outside [−1, 1], nan."""
+    inside = np.abs(y) < 1
+    z = np.where(inside, np.abs(y), 0.0)
+    w = -np.log((1 - z) * (1 + z))
+    centre, tail = np.polyval(_ERFINV_CENTRE, w - 2.5), np.polyval(_ERFINV_TAIL, np.sqrt(w) - 3)
+    x = np.where(w < 5, centre, tail) * z
+    near_one = z > 0.5
+    # Two steps suffice where float32 can hold y; beyond (1 − |y| < 1e-7) Giles'
+    # guess is rougher and the steps go on until they no longer change x.
+    for _ in range(_ERFINV_MAX_STEPS):
+        erf_error = np.asarray(_erf_of_each(x), np.float64) - z
+        erfc_error = (1 - z) - np.asarray(_erfc_of_each(x), np.float64)
+        step = np.where(near_one, erfc_error, erf_error) / (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+        x = x - step
+        if np.all(np.abs(step) <= 1e-16 * np.abs(x)):
+            break
+    edge = np.where(np.abs(y) == 1, np.inf, np.nan)  # nan stays nan
+    return np.copysign(np.where(inside, x, edge), y)
+
+
+class Erfinv(Elementwise):
+    """f(y) = erfinv y, the x with erf x = y (for −1 < y < 1);
+    ∂f/∂y = (√π/2) e^(f(y)²), the reciprocal of erf's derivative there"""
+
+    node_name = "ErfinvBackward0"
+    formula = r"f(y) = \operatorname{erf}^{-1} y \qquad \frac{\partial f}{\partial y} = \frac{\sqrt{\pi}}{2}\, e^{f(y)^2}"
+
+    @staticmethod
+    def forward(ctx, y):
+        ctx.save_for_backward(y)
+        y = _float(y)
+        with np.errstate(all="ignore"):  # the masked elements outside (−1, 1)
+            return _erfinv_of(y.astype(np.float64)).astype(y.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        # PyTorch's formula computes erfinv again (recorded, when differentiating twice).
+        return _SQRT_PI_OVER_TWO * np.exp(Erfinv.in_formula(y) ** 2) * grad_output
+
+
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
 
 
 def _float_pair(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -253,6 +332,18 @@ def erf(input: Tensor) -> Tensor:
     tensor([0.0000, 0.8427])
     """
     return Erf.apply(input)
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse error function elementwise: the x with erf x = input, for input
+    in (−1, 1); ±inf at ±1 and nan outside [−1, 1]. (``erfinv(2u − 1)·√2`` turns
+    uniform numbers u into normal ones.)
+
+    >>> import autogradkit as torch
+    >>> torch.erfinv(torch.tensor([0.0, 0.5, -1.0]))
+    tensor([0.0000, 0.4769,   -inf])
+    """
+    return Erfinv.apply(input)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:

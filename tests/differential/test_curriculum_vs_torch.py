@@ -90,9 +90,10 @@ ELEMENTARY = {
     "round": "normal",
     "trunc": "normal",
     "frac": "normal",
+    "erfinv": "unit",
 }
 SMOOTH = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "log1p", "expm1"}
-SMOOTH |= {"log2", "log10", "exp2", "rsqrt", "reciprocal", "square", "frac"}
+SMOOTH |= {"log2", "log10", "exp2", "rsqrt", "reciprocal", "square", "frac", "erfinv"}
 
 for name, kind in ELEMENTARY.items():
     for dt in FLOATS:
@@ -928,6 +929,49 @@ def _(lib, inp):
         "0d": lib.tensor(1.0).scatter(0, lib.tensor(0), lib.tensor(5.0)),
         "empty-index": lib.zeros(3).scatter(0, lib.tensor([], dtype=lib.int64), lib.tensor([1.0])),
         "detached-self-src-with-grad": x.detach().scatter_(0, index, s),
+    }
+
+
+# ----------------------------------------------------------------------------- kron, erfinv's edges
+
+for dt in FLOATS:
+    op(f"kron/{dt}", lambda lib, a, b: lib.kron(a, b), {"a": Inp((2, 3), dt), "b": Inp((2, 2), dt)})
+op("kron/vector-matrix", lambda lib, a, b: a.kron(b), {"a": Inp((3,), F64), "b": Inp((2, 2), F64)})
+op(
+    "kron/3d-2d",
+    lambda lib, a, b: lib.kron(a, b),
+    {"a": Inp((2, 1, 2), F64), "b": Inp((3, 2), F64)},
+)
+op(
+    "kron/0d",
+    lambda lib, a, b: (lib.kron(a, b), lib.kron(a, a)),
+    {"a": Inp((), F64), "b": Inp((3,), F64)},
+)
+op(
+    "kron/block-diagonal",
+    lambda lib, b: lib.kron(lib.eye(2, dtype=lib.float64), b),
+    {"b": Inp((2, 2), F64)},
+)
+op2("kron/double-backward", lambda lib, x: lib.kron(x, x**2), {"x": Inp((2, 2), F64)})
+
+
+@register_program("kron-erfinv-edges", {"i": Inp((2, 2), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    y = lib.tensor([-1.0, 1.0, 1.5, -2.0, float("nan"), 0.0, -0.0, 1 - 1e-12, 1e-300])
+    w = lib.tensor([0.2, -0.7, 0.99], requires_grad=True)
+    z = w * 1
+    z.erfinv_()
+    z.sum().backward()
+    return {
+        "kron-int": lib.kron(i, i),
+        "kron-int-float": lib.kron(i, lib.tensor([0.5, 2.0])),
+        "kron-number": attempt(lambda: lib.kron(i, 2)),
+        "erfinv-edges": y.erfinv(),
+        "erfinv-edges-float32": y.float().erfinv(),
+        "erfinv-in-place": [z, w.grad],
+        "erfinv-leaf-in-place": attempt(lambda: w.erfinv_()),
+        "erfinv-int": lib.erfinv(lib.tensor([0, 1, -1])),
     }
 
 
