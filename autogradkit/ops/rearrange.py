@@ -335,6 +335,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     length = input.shape[axis]
     bad = positions[(positions < 0) | (positions >= length)]
     if bad.size:
+        if axis != 1:
+            raise IndexError("index out of range in self")
+        # (PyTorch's CPU kernel for dim 1 is a loop of its own, with its own words.)
         raise RuntimeError(
             f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={length}"
         )

@@ -67,7 +67,26 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("gather(): Expected dtype int64 for index")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return Gather.apply(input, _wrap_dim(dim, input.ndim) if input.ndim else 0, index._data)
+    axis = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    _check_gather_index(input, axis, index._data)
+    return Gather.apply(input, axis, index._data)
+
+
+def _check_gather_index(input: Tensor, axis: int, index: np.ndarray) -> None:
+    """PyTorch's checks of gather's index, in its order and words: no larger than
+    the input apart from ``axis``, then every position inside the input (a negative
+    one is refused, not counted from the end as NumPy would)."""
+    for d, (n, m) in enumerate(zip(index.shape, input.shape)):
+        if d != axis and n > m:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} "
+                f"to be no larger than self {list(input.shape)} apart from dimension {axis}"
+            )
+    size = input.shape[axis] if input.ndim else 1
+    outside = (index < 0) | (index >= size)
+    if outside.any():
+        bad = int(index[outside].reshape(-1)[0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {axis} with size {size}")
 
 
 def _within(index: np.ndarray) -> tuple:

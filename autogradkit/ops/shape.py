@@ -693,17 +693,41 @@ class Cat(Linear):
     @staticmethod
     def forward(ctx, dim, *xs):
         ctx.dim = dim
-        ctx.sizes = [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim, dtype=common_dtype(xs))
+        # A 1-d empty tensor beside others (torch.tensor([]), the usual start of an
+        # ``out = torch.cat([out, x])`` loop) is left out, as PyTorch leaves it; its
+        # dtype still counts, and its gradient is empty.
+        ctx.left_out = [_left_out_of_cat(x, xs) for x in xs]
+        joined = [x for x, out in zip(xs, ctx.left_out) if not out]
+        ctx.sizes = [x.shape[dim] for x in joined]
+        return np.concatenate(joined, axis=dim, dtype=common_dtype(xs))
 
     @staticmethod
     def backward(ctx, grad_output):
         before = (slice(None),) * ctx.dim
         grads, start = [None], 0
-        for size in ctx.sizes:
+        sizes = iter(ctx.sizes)
+        for left_out in ctx.left_out:
+            if left_out:
+                grads.append(_empty_gradient(grad_output))
+                continue
+            size = next(sizes)
             grads.append(grad_output[before + (slice(start, start + size),)])
             start += size
         return tuple(grads)
+
+
+def _empty_gradient(grad):
+    """The gradient of a tensor ``cat`` left out: empty, as it is, and a constant
+    under create_graph (as PyTorch's)."""
+    if isinstance(grad, Tensor):
+        return Tensor._make(np.zeros(0, dtype=grad._data.dtype))
+    return np.zeros(0, dtype=grad.dtype)
+
+
+def _left_out_of_cat(x: np.ndarray, xs: tuple) -> bool:
+    """Whether ``cat`` leaves ``x`` out: a 1-d empty array among arrays that are not
+    all such (PyTorch's legacy rule for ``torch.tensor([])``)."""
+    return x.shape == (0,) and any(other.shape != (0,) for other in xs)
 
 
 # -- public functions -----------------------------------------------------------------
@@ -1211,12 +1235,19 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along an existing dimension ``dim``."""
+    """Join tensors along an existing dimension ``dim``. A 1-d empty tensor
+    (``torch.tensor([])``) beside others is left out, as in PyTorch."""
     tensors = _tensors_arg(tensors, "cat")
-    ndim = tensors[0].ndim
-    dim = _wrap_dim(dim, ndim)
-    ref = tensors[0]._data.shape
     for i, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    arrays = tuple(t_._data for t_ in tensors)
+    joined = [(i, t_) for i, t_ in enumerate(tensors) if not _left_out_of_cat(t_._data, arrays)]
+    ndim = joined[0][1].ndim
+    ref = joined[0][1]._data.shape
+    # (Only 1-d empty tensors: any dim will do, as in PyTorch; they join along 0.)
+    dim = _wrap_dim(dim, ndim) if ref != (0,) else 0
+    for i, t_ in joined:
         shape = t_._data.shape
         if len(shape) != ndim:
             raise RuntimeError(

@@ -309,6 +309,8 @@ def nll_loss(
 ) -> Tensor:
     """Negative log-likelihood of class indices ``target`` (N,) under
     log-probabilities ``input`` (N, C) — or (C,) and a 0-d target."""
+    if isinstance(target, Tensor):
+        _check_batch(input, target)
     _check_target(target, "nll_loss_nd")
     if input.ndim not in (1, 2):
         raise NotImplementedError(
@@ -322,6 +324,25 @@ def nll_loss(
         raise IndexError(f"Target {bad} is out of bounds.")
     weights = None if weight is None else weight._data
     return NllLoss.apply(input, targets, weights, reduction, ignore_index)
+
+
+def _check_batch(input: Tensor, target: Tensor) -> None:
+    """PyTorch's refusals of a target that does not fit the scores: one class index
+    per row of ``input``. Without them NumPy would broadcast a target of another
+    length and a loss would come out (a (3, 2) input with a target of 2 indices)."""
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    batch = target.shape[0] if target.ndim else 0
+    if input.ndim != 1 and input.shape[0] != batch:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({batch})."
+        )
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
 
 
 def _check_target(target, function: str) -> None:
@@ -351,6 +372,12 @@ def cross_entropy(
         raise NotImplementedError(
             "autogradkit's cross_entropy takes class indices (int64) as target; class "
             "probabilities (a float target shaped like the input) are not written yet"
+        )
+    if isinstance(target, Tensor) and target.shape == input.shape:
+        # PyTorch reads a target shaped like the scores as class probabilities.
+        raise RuntimeError(
+            "Expected floating point type for target with class probabilities, got "
+            + scalar_type_name(target._data.dtype)
         )
     _check_target(target, "cross_entropy_loss")
     dim = 1 if input.ndim >= 2 else 0

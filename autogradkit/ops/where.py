@@ -90,6 +90,21 @@ class Where(Elementwise):
         x, y = promote(x, y)
         return np.asarray(np.where(condition, x, y))
 
+    @classmethod
+    def forward_error(cls, arrays, error):
+        """PyTorch's message for shapes that cannot be broadcast together (NumPy's
+        names all three): the condition against x first, then their shape against y."""
+        if "broadcast" not in str(error):
+            return None
+        from .arithmetic import broadcast_error  # (arithmetic imports this module)
+
+        condition, x, y = arrays
+        try:
+            both = np.broadcast_shapes(np.shape(condition), np.shape(x))
+        except ValueError:
+            return broadcast_error(condition, x)
+        return broadcast_error(np.broadcast_to(0, both), y)
+
     @staticmethod
     def backward(ctx, grad_output):
         (condition,) = ctx.saved_tensors

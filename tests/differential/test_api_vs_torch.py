@@ -3468,6 +3468,31 @@ def _(lib, inp):
     return out
 
 
+@program("cat-leaves-out-a-1d-empty-tensor")
+def _(lib, inp):
+    """torch.tensor([]) beside other tensors is left out of cat (the usual start of
+    ``out = torch.cat([out, x])`` in a loop): its dtype still counts, it stays an input
+    of the node, and its gradient is an empty constant."""
+    out = lib.tensor([])
+    for i in range(3):
+        out = lib.cat([out, lib.full((1, 2), float(i))])
+    x = lib.ones(2, 3, requires_grad=True)
+    e = lib.zeros(0, requires_grad=True)
+    joined = lib.cat([e, x, lib.tensor([])])
+    joined.pow(2).sum().backward()
+    (g,) = lib.autograd.grad(lib.cat([e, x]).pow(2).sum(), e, create_graph=True)
+    return {
+        "loop": out,
+        "joined": [joined, len(joined.grad_fn.next_functions), e.grad, x.grad],
+        "empty gradient": [g, g.grad_fn is None],
+        "dtypes": [
+            lib.cat([lib.tensor([]).double(), lib.ones(2, 3)]).dtype,
+            lib.cat([lib.tensor([]), lib.ones(2, dtype=lib.int64)]).dtype,
+            lib.cat([lib.tensor([]), lib.tensor([])]).shape,
+        ],
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)

@@ -1340,6 +1340,58 @@ errors(
 )
 
 
+errors(
+    "where-shapes-that-do-not-broadcast",
+    lambda lib, t: lib.where(lib.ones(2, 3) > 0, lib.ones(3), lib.ones(4)),
+    lambda lib, t: lib.where(lib.ones(4) > 0, lib.ones(2, 3), 1.0),
+    lambda lib, t: lib.where(lib.ones(4) > 0, 1.0, lib.ones(2, 3)),
+    lambda lib, t: lib.where(lib.ones(0, 0, 1) > 0, lib.ones(0, 0, 1), lib.ones(0, 3, 1)),
+    lambda lib, t: lib.where(t["x"] > 0, t["x"], lib.ones(2, 1)),
+)
+errors(
+    "gather-and-index_select-positions-outside",
+    lambda lib, t: t["m"].gather(0, lib.tensor([[-1, 0]])),
+    lambda lib, t: t["m"].gather(1, lib.tensor([[2, 0]])),
+    lambda lib, t: t["m"].gather(0, lib.tensor([[0, 1, 0]])),
+    lambda lib, t: t["m"].gather(1, lib.tensor([[1], [0]])),
+    lambda lib, t: t["m"].index_select(0, lib.tensor([-1])),
+    lambda lib, t: t["m"].index_select(0, lib.tensor([3])),
+    lambda lib, t: t["m"].index_select(1, lib.tensor([0, 7])),
+    lambda lib, t: t["m"].reshape(1, 3, 2).index_select(2, lib.tensor([2])),
+    lambda lib, t: t["m"].reshape(1, 3, 2).index_select(1, lib.tensor([-1])),
+    inputs={"m": Inp((3, 2), F32)},
+)
+errors(
+    "cat-zero-dimensional-and-empty",
+    lambda lib, t: lib.cat([lib.tensor(1.0), t["x"]]),
+    lambda lib, t: lib.cat([t["x"], lib.tensor(1.0)]),
+    lambda lib, t: lib.cat([lib.ones(0, 2), lib.tensor([]), lib.ones(2, 3)]),
+    lambda lib, t: lib.cat([lib.tensor([]), lib.ones(2, 3)], 2),
+    lambda lib, t: lib.cat([lib.tensor([]), lib.tensor([])], 1),
+    lambda lib, t: lib.cat([lib.tensor([]), lib.ones(2, dtype=lib.int64)]),
+)
+errors(
+    "nll-and-cross-entropy-target-that-does-not-fit",
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.zeros(2, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.zeros(0, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.tensor(0)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.zeros(3, 1, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"][0], lib.zeros(2, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"][0], lib.zeros(1, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"].sum(), lib.tensor(0)),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.zeros(2)),
+    lambda lib, t: lib.nn.functional.cross_entropy(t["s"], lib.zeros(2, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.cross_entropy(t["s"][0], lib.zeros(2, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.cross_entropy(t["s"], lib.zeros(3, 2, dtype=lib.int64)),
+    lambda lib, t: lib.nn.functional.cross_entropy(t["s"].sum(), lib.tensor(0)),
+    lambda lib, t: lib.nn.functional.cross_entropy(
+        t["s"], lib.zeros(4, dtype=lib.int64), label_smoothing=0.1
+    ),
+    lambda lib, t: lib.nn.CrossEntropyLoss()(t["s"], lib.zeros(1, dtype=lib.int64)),
+    inputs={"s": Inp((3, 2), F32)},
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
