@@ -194,6 +194,9 @@ class MathMethods(TensorBase):
     def H(self):
         return ops.shape.adjoint(self)
 
+    def repeat(self, *repeats):
+        return ops.shape.repeat(self, *repeats)
+
     def transpose(self, dim0: int, dim1: int):
         return ops.shape.transpose(self, dim0, dim1)
 

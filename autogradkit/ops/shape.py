@@ -21,6 +21,7 @@ from ..autograd.function import Function, Linear
 from ..tensor import Tensor, _wrap_dim
 from ._promotion import common_dtype
 from .arithmetic import _zeros_like
+from .where import _values
 
 __all__ = [
     "reshape",
@@ -265,6 +266,47 @@ class Expand(Linear):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output, None
+
+
+class Repeat(Linear):
+    """f(x) = x tiled ``repeats[d]`` times along each dimension d (as many new
+    leading dimensions as ``repeats`` has more entries than x has dimensions);
+    ∂ℓ/∂x = the sum of G over the copies"""
+
+    node_name = "RepeatBackward0"
+    formula = r"f(x) = [x\;x\;\cdots\;x] \qquad \frac{\partial \ell}{\partial x} = \textstyle\sum_{\text{copies}} G"
+
+    @staticmethod
+    def forward(ctx, x, repeats):
+        ctx.repeats, ctx.shape = repeats, x.shape
+        padded = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+        return np.tile(padded, repeats)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _sum_of_copies(grad_output, ctx.repeats, ctx.shape), None
+
+
+def _sum_of_copies(grad, repeats: tuple, shape: tuple):
+    """Repeat's gradient, as PyTorch's ``repeat_backward`` computes (and, under
+    create_graph, records) it: the new leading dimensions summed away one by one,
+    then each repeated dimension of size r·n read as (r, n) and summed over r. No
+    copy at all (a repeat of 0 somewhere): zeros."""
+    if 0 in repeats:
+        zeros = np.zeros(shape, dtype=_values(grad).dtype)
+        return Tensor._make(zeros) if isinstance(grad, Tensor) else zeros
+    for _ in range(len(repeats) - len(shape)):
+        grad = grad.sum(0)
+    split: list[int] = []
+    summed: list[int] = []
+    for repeat, size in zip(repeats[len(repeats) - len(shape) :], shape):
+        if repeat != 1:
+            split.append(repeat)
+            summed.append(len(split) - 1)
+        split.append(size)
+    if summed:
+        grad = grad.reshape(tuple(split)).sum(tuple(summed))
+    return grad
 
 
 class Clone(Linear):
@@ -927,6 +969,32 @@ def expand(input: Tensor, *sizes) -> Tensor:
     """A view repeated along size-1 dimensions (-1 keeps a size)."""
     sizes = _shape_arg(sizes)
     return Expand.apply(input, expanded_shape(input._data, sizes))
+
+
+def repeat(input: Tensor, *repeats) -> Tensor:
+    """``input`` tiled ``repeats[d]`` times along each dimension d; extra leading
+    entries add leading dimensions (``torch.ones(2).repeat(3, 1)`` is 3 × 2). A copy,
+    not a view (``expand`` repeats without copying).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([1.0, 2.0]).repeat(2, 2)
+    tensor([[1., 2., 1., 2.],
+            [1., 2., 1., 2.]])
+    """
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of "
+            "dimensions of tensor"
+        )
+    padded = (1,) * (len(repeats) - input.ndim) + tuple(input.shape)
+    sizes = [r * n for r, n in zip(repeats, padded)]
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {sizes}")
+    return Repeat.apply(input, repeats)
 
 
 def expanded_shape(data: np.ndarray, sizes: tuple) -> tuple[int, ...]:

@@ -3493,6 +3493,42 @@ def _(lib, inp):
     }
 
 
+@program("tensor-repeat")
+def _(lib, inp):
+    """Tensor.repeat: tiles (new leading dimensions for extra entries), a copy with
+    RepeatBackward0, whose gradient sums the copies (recorded as PyTorch's under
+    create_graph: SumBackward1 over a view); a repeat of 0 gives zeros; PyTorch's
+    refusals."""
+
+    def names(node, depth=0):
+        if node is None or depth > 6:
+            return None
+        return [node.name(), [names(child, depth + 1) for child, _ in node.next_functions]]
+
+    x = lib.ones(2, 3)
+    y = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    z = y.repeat(2, 1, 3)
+    (g,) = lib.autograd.grad(z.pow(2).sum(), y, create_graph=True)
+    g.sum().backward()
+    w = lib.ones(2, 3, requires_grad=True)
+    v = lib.tensor(2.0, requires_grad=True)
+    r = v.repeat(3)
+    r.backward(lib.tensor([1.0, 2.0, 3.0]))
+    return {
+        "values": [lib.tensor([1.0, 2.0]).repeat(2, 2), x.repeat((2, 2)).shape],
+        "sizes": [x.repeat(lib.Size([1, 2, 1])).shape, lib.tensor(3.0).repeat(2).shape],
+        "graph": [z, z._base is None, g, names(g.grad_fn), y.grad],
+        "zero copies": lib.autograd.grad(w.repeat(0, 1).sum(), w),
+        "0-d": [r, v.grad],
+        "refused": [
+            attempt(lambda: x.repeat(2)),
+            attempt(lambda: x.repeat(-1, 2)),
+            attempt(lambda: x.repeat(2, 2, -1)),
+            attempt(lambda: x.repeat()),
+        ],
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)

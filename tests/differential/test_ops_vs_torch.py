@@ -367,6 +367,9 @@ SHAPE_OPS = {
     "expand_new_dims": (lambda lib, x: x.expand(2, 2, 3), (3,)),
     "expand_as": (lambda lib, x: x.expand_as(lib.ones(4, 3)), (1, 3)),
     "view_as": (lambda lib, x: x.view_as(lib.ones(3, 2)), (2, 3)),
+    "repeat": (lambda lib, x: x.repeat(2, 1, 3), (2, 3)),
+    "repeat_same_dims": (lambda lib, x: x.repeat(3, 1), (2, 3)),
+    "repeat_scalar": (lambda lib, x: x.repeat(4), ()),
 }
 for name, (fn, shape) in SHAPE_OPS.items():
     for dt in FLOATS:
