@@ -329,10 +329,34 @@ class _GraphTask:
                     buffers[child] = grad
             remaining = dependencies[child] - 1  # (then stored: no second look-up)
             dependencies[child] = remaining
-            if remaining == 0 and child in buffers:
-                # Ready: onto the heap, highest sequence number (recorded last) first.
-                self.pushed += 1
-                heappush(self.ready, (-child._sequence_nr, self.pushed, child))
+            if remaining == 0:
+                if child in buffers:
+                    # Ready: onto the heap, highest sequence number (recorded last) first.
+                    self.pushed += 1
+                    heappush(self.ready, (-child._sequence_nr, self.pushed, child))
+                else:
+                    self._pass_over(child)
+
+    def _pass_over(self, node: Node) -> None:
+        """``node`` got None along every edge into it (a custom Function's backward
+        may return None for an input that requires grad): it does not run, but the
+        nodes below it must stop waiting for it, or one that another path reaches
+        would never run (its gradient lost). PyTorch runs such a node with undefined
+        gradients, which come out undefined: the same."""
+        buffers, dependencies = self.buffers, self.dependencies
+        passed_over = [node]
+        while passed_over:
+            for child in passed_over.pop()._next_nodes:
+                if child is None:
+                    continue
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    if child in buffers:
+                        self.pushed += 1
+                        heappush(self.ready, (-child._sequence_nr, self.pushed, child))
+                    else:
+                        passed_over.append(child)
 
     # -- the steps of the loop -----------------------------------------------------
     def _capture(self, node: Node, grad) -> bool:

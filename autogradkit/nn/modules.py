@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -36,6 +37,7 @@ from ..ops import pointwise, shape
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .backward_hook import BackwardHook
 from .parameter import Parameter, UninitializedParameter, materialize
 
 __all__ = [
@@ -126,6 +128,8 @@ class Module:
         # (hook, takes kwargs) pairs, run by __call__ around forward
         object.__setattr__(self, "_forward_pre_hooks", [])
         object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_backward_pre_hooks", [])
+        object.__setattr__(self, "_backward_hooks", [])
         object.__setattr__(self, "training", True)
 
     # -- registration ------------------------------------------------------------------
@@ -280,13 +284,46 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._forward_pre_hooks or self._forward_hooks:
+        if (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
         """``forward`` between the hooks: each pre-hook may replace the arguments,
-        each forward hook the output, in the order they were registered."""
+        each forward hook the output, in the order they were registered; with
+        backward hooks, the tensor arguments and outputs pass through identity
+        nodes that will see their gradients (see backward_hook.py)."""
+        args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(
+                self,
+                [hook for (hook,) in self._backward_hooks],
+                [hook for (hook,) in self._backward_pre_hooks],
+            )
+            args = backward_hook.setup_input_hook(args)
+        output = self.forward(*args, **kwargs)
+        for hook, with_kwargs in list(self._forward_hooks):
+            replaced = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
+            if replaced is not None:
+                output = replaced
+        if backward_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn(
+                    "For backward hooks to be called, module output should be a Tensor or a "
+                    f"tuple of Tensors but received {type(output)}",
+                    stacklevel=3,
+                )
+            output = backward_hook.setup_output_hook(output)
+        return output
+
+    def _run_forward_pre_hooks(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments after the forward pre-hooks, each of which may replace them."""
         for hook, with_kwargs in list(self._forward_pre_hooks):
             if with_kwargs:
                 replaced = hook(self, args, kwargs)
@@ -301,12 +338,43 @@ class Module:
                 replaced = hook(self, args)
                 if replaced is not None:
                     args = replaced if isinstance(replaced, tuple) else (replaced,)
-        output = self.forward(*args, **kwargs)
-        for hook, with_kwargs in list(self._forward_hooks):
-            replaced = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
-            if replaced is not None:
-                output = replaced
-        return output
+        return args, kwargs
+
+    def register_full_backward_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> _HookHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with
+        respect to the module's inputs have been computed in a backward pass: one
+        entry per positional argument (None for one that is not a tensor), and one
+        per output. A result other than None replaces ``grad_input``. If no input
+        requires grad, the hook runs with the output's gradients and None for the
+        inputs (PyTorch warns then). The module's outputs (and inputs inside
+        ``forward``) pass through ``BackwardHookFunctionBackward`` nodes.
+
+        Examples
+        --------
+        >>> import autogradkit as torch
+        >>> layer = torch.nn.Linear(2, 1)
+        >>> def show(module, grad_input, grad_output):
+        ...     print("grad_input:", grad_input, "grad_output:", grad_output)
+        >>> handle = layer.register_full_backward_hook(show)
+        >>> x = torch.ones(1, 2, requires_grad=True)
+        >>> y = layer(x)
+        >>> y.grad_fn.name()
+        'BackwardHookFunctionBackward'
+        >>> y.backward(torch.tensor([[3.0]]))  # doctest: +ELLIPSIS
+        grad_input: (tensor([[...]]),) grad_output: (tensor([[3.]]),)
+        >>> handle.remove()
+        """
+        return _registered(self._backward_hooks, (hook,), prepend)
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> _HookHandle:
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the
+        module's outputs have been computed, before those with respect to its
+        inputs; a result other than None replaces ``grad_output``."""
+        return _registered(self._backward_pre_hooks, (hook,), prepend)
 
     def register_forward_pre_hook(
         self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False

@@ -2395,6 +2395,118 @@ def _(lib, inp):
     }
 
 
+@program("module-full-backward-hooks", {"x": Inp((4, 3), F32)})
+def _(lib, inp):
+    """register_full_backward_hook and register_full_backward_pre_hook as PyTorch
+    2.13 runs them: the outputs' BackwardHookFunctionBackward node, grad_input and
+    grad_output for each layer of a model in backward order (None for the first
+    layer's input, with PyTorch's warning, when the data does not require grad),
+    a hook that replaces grad_input, a pre-hook that replaces grad_output, a module
+    with two inputs (zeros for one that does not require grad, None for a
+    non-tensor) and two outputs (one unused: its gradient None, the other's still
+    flowing), removal, no_grad, and the refusal of a wrong number of gradients."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    x = lib.tensor(inp["x"])
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    seen: list[object] = []
+
+    def record(name):
+        def hook(module, grad_input, grad_output):
+            seen.append([name, type(module).__name__, grad_input, grad_output])
+
+        return hook
+
+    handles = [layer.register_full_backward_hook(record(str(i))) for i, layer in enumerate(model)]
+    y = model(x)
+    nodes = [y.grad_fn.name(), [n.name() for n, _ in y.grad_fn.next_functions]]
+    warned = H.caught_warnings(lambda: y.mean().backward())
+    grads = [p.grad.clone() for p in model.parameters()]
+    for handle in handles:
+        handle.remove()
+    unhooked = model(x).grad_fn.name()
+    model.zero_grad()
+    xr = x.clone().requires_grad_()
+    doubling = model[2].register_full_backward_hook(lambda m, gi, go: (gi[0] * 2,))
+    model[0].register_full_backward_pre_hook(lambda m, go: seen.append(["pre", go]))
+    model(xr).sum().backward()
+    replaced = [xr.grad, model[0].weight.grad]
+    doubling.remove()
+
+    class Two(nn.Module):  # type: ignore[name-defined]  # nn is a variable
+        def forward(self, a, b, k=1.0):
+            return a * b * k, a + b
+
+    two = Two()
+    two.register_full_backward_hook(record("two"))
+    two.register_full_backward_pre_hook(lambda m, go: (go[0] * 10, go[1]))
+    a = lib.ones(2, requires_grad=True)
+    first, second = two(a, lib.full((2,), 2.0), 3.0)
+    first.sum().backward()
+    a_grad = a.grad.clone()
+    a.grad = None
+    first, second = two(a, lib.full((2,), 2.0))
+    (first * second).sum().backward()
+    with lib.no_grad():
+        untracked = model(xr)
+    bad = nn.Linear(3, 1)
+    bad.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+    bad_pre = nn.Linear(3, 1)
+    bad_pre.register_full_backward_pre_hook(lambda m, go: ())
+    return {
+        "y": y,
+        "nodes": nodes,
+        "warned": warned,
+        "seen": seen,
+        "grads": grads,
+        "unhooked": unhooked,
+        "replaced": replaced,
+        "two": [a_grad, a.grad, first.grad_fn.name(), second.grad_fn.name()],
+        "no_grad": untracked.grad_fn,
+        "refused": [
+            attempt(lambda: bad(xr).sum().backward()),
+            attempt(lambda: bad_pre(xr).sum().backward()),
+        ],
+    }
+
+
+@program("custom-function-returning-none-for-an-input")
+def _(lib, inp):
+    """A custom Function whose backward returns None for an input that requires
+    grad, where that input's history is reached by another path too: the other
+    path's gradient still arrives (the node that got None is passed over, not
+    waited for)."""
+
+    class FirstOnly(lib.autograd.Function):  # type: ignore[name-defined]  # lib is a variable
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * 1, y * 1
+
+        @staticmethod
+        def backward(ctx, grad_x, grad_y):
+            return grad_x, None
+
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    out = {}
+    h = a * 2
+    p, q = FirstOnly.apply(h * 3, h + 1)
+    p.sum().backward()
+    out["first-only"] = a.grad.clone()
+    a.grad = None
+    h = a * 2
+    p, q = FirstOnly.apply(h * 3, h.exp())
+    (p.sum() + q.sum()).backward()
+    out["both-used"] = a.grad.clone()
+    h = a * 2
+    p, q = FirstOnly.apply(h * 3, h + 1)
+    out["grad"] = lib.autograd.grad(p.sum(), a)
+    p, q = FirstOnly.apply(a * 3, a + 1)
+    out["unused"] = attempt(lambda: lib.autograd.grad(q.sum(), a))
+    p, q = FirstOnly.apply(a * 3, a + 1)
+    out["allow_unused"] = lib.autograd.grad(q.sum(), a, allow_unused=True)
+    return out
+
+
 # ----------------------------------------------------------------------------- cross_entropy(label_smoothing=...)
 
 
