@@ -247,6 +247,22 @@ def _check_device(device) -> None:
     check_device(device)
 
 
+def _no_size_error(who: str) -> TypeError:
+    """PyTorch's error for a factory function called without a size."""
+    if who not in ("rand", "randn"):
+        return TypeError(f'{who}() missing 1 required positional arguments: "size"')
+    signature = (
+        "(tuple of ints size, *, {}Tensor out = None, torch.dtype dtype = None, "
+        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)"
+    )
+    return TypeError(
+        f"{who}() received an invalid combination of arguments - got (), but expected one of:\n"
+        f" * {signature.format('torch.Generator generator, ')}\n"
+        f" * {signature.format('')}\n"
+    )
+
+
 def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # noqa: C901 - to be split in the readable-core work (issue 10)
     """The shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(size=(2, 3))``,
     with PyTorch's errors."""
@@ -254,7 +270,9 @@ def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # n
         if size:
             raise TypeError(f"{who}() got multiple values for argument 'size'")
         size = (kw_size,)
-    if size and isinstance(size[0], (tuple, list)):
+    if not size:  # ones() is no 0-d tensor: that is ones(()) (or ones([]))
+        raise _no_size_error(who)
+    if isinstance(size[0], (tuple, list)):
         if len(size) > 1:
             raise TypeError(f"{who}() takes 1 positional argument but {len(size)} were given")
         size = tuple(size[0])
@@ -303,6 +321,8 @@ def zeros(*size, dtype: DType | None = None, requires_grad: bool = False, **kwar
 
 def empty(*size, dtype: DType | None = None, requires_grad: bool = False, **kwargs) -> Tensor:
     """A tensor whose values are unspecified (autogradkit fills it with zeros)."""
+    if not size and "size" not in kwargs:
+        raise _no_size_error("empty")
     return zeros(*size, dtype=dtype, requires_grad=requires_grad, **kwargs)
 
 

@@ -94,10 +94,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = x·Wᵀ + b (what ``nn.Linear`` computes), recorded as PyTorch records it:
     one ``AddmmBackward0`` for a batch of rows, with views around it for other
     input shapes, and a plain matrix product without a bias."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{input.dim()}D and {weight.dim()}D"
+        )
     if bias is None:
         return matmul(input, weight.t())
     if input.dim() == 2:
         return addmm(bias, input, weight.t())
+    if weight.dim() == 1:  # a vector input and one output: a dot product plus the bias
+        return matmul(input, weight.t()).add_(bias)
     rows = input.reshape(-1, input.shape[-1]) if input.dim() > 1 else input.view(1, -1)
     out = addmm(bias, rows, weight.t())
     return out.view(*input.shape[:-1], weight.shape[0])

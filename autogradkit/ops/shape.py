@@ -858,9 +858,9 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim`` … ``end_dim`` into one."""
     shape = input._data.shape
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if not shape:
         return reshape(input, 1)
-    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -937,15 +937,18 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder the dimensions."""
-    dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
-    if sorted(dims) != list(range(input.ndim)):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = _shape_arg(dims)
+    if len(dims) != input.ndim:  # (checked before the dims are: PyTorch's order)
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
             f"equal to len(dims) = {len(dims)}"
-            if len(dims) != input.ndim
-            else "permute(): duplicate dims are not allowed."
         )
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return Permute.apply(input, dims)
 
 

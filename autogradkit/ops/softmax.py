@@ -230,7 +230,7 @@ def _softmax_dim(input: Tensor, dim, name: str) -> int:
         raise TypeError(
             f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
         ) from None
-    return _wrap_dim(dim, input.ndim) if input.ndim else 0
+    return _wrap_dim(dim, input.ndim)  # (a 0-d tensor's dim is -1 or 0)
 
 
 def _cast_first(input: Tensor, dtype) -> Tensor:

@@ -164,6 +164,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Cut ``input`` into ``chunks`` pieces of equal size along ``dim`` (the last
     may be smaller, and there may be fewer: ``split`` by ⌈size / chunks⌉)."""
+    if input.ndim == 0:  # (before the count: PyTorch's order)
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = _checked_dim(input, dim, "chunk")

@@ -1392,6 +1392,39 @@ errors(
 )
 
 
+errors(
+    "factory-functions-without-a-size",
+    lambda lib, t: lib.ones(),
+    lambda lib, t: lib.zeros(),
+    lambda lib, t: lib.empty(),
+    lambda lib, t: lib.rand(),
+    lambda lib, t: lib.randn(),
+    lambda lib, t: [lib.ones(()), lib.zeros([]), lib.ones(size=()), lib.empty(size=(2,)).shape],
+)
+errors(
+    "dims-of-zero-dimensional-and-permute",
+    lambda lib, t: t["x"].sum().flatten(2, 1),
+    lambda lib, t: t["x"].sum().flatten(-1, 0),
+    lambda lib, t: t["x"].sum().softmax(2),
+    lambda lib, t: t["x"].sum().log_softmax(1),
+    lambda lib, t: t["x"].sum().softmax(-1),
+    lambda lib, t: t["x"].sum().chunk(0),
+    lambda lib, t: t["x"].reshape(1, 3).permute(0, 1, 2),
+    lambda lib, t: t["x"].reshape(1, 3).permute(),
+    lambda lib, t: t["x"].sum().permute(),
+    lambda lib, t: t["x"].sum().permute(()),
+    lambda lib, t: t["x"].reshape(1, 3).permute(1, 1),
+)
+errors(
+    "linear-with-vectors-and-scalars",
+    lambda lib, t: lib.nn.functional.linear(t["x"].sum(), t["x"].sum()),
+    lambda lib, t: lib.nn.functional.linear(t["x"], t["x"].sum()),
+    lambda lib, t: lib.nn.functional.linear(t["x"], t["x"], lib.tensor(1.0)),
+    lambda lib, t: lib.nn.functional.linear(t["x"], t["x"]),
+    lambda lib, t: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(3), lib.tensor(1.0)),
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
