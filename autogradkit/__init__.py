@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, return_types
+from . import autograd, linalg, return_types
 from ._creation import (
     arange,
     as_tensor,
@@ -161,6 +161,7 @@ from .ops.shape import (
 from .ops.softmax import log_softmax, logsumexp, softmax
 from .ops.special import addcmul, atan2, erf, erfinv, hypot, isclose, lerp, xlogy
 from .ops.split import chunk, split, unbind
+from .ops.square_matrices import det, inverse, logdet, matrix_power, slogdet
 from .ops.statistics import amax, amin, std, std_mean, var, var_mean
 from .tensor import Size, Tensor
 
@@ -219,6 +220,7 @@ __all__ = [
     "cuda",
     "cumprod",
     "cumsum",
+    "det",
     "device",
     "diag",
     "diagonal",
@@ -257,6 +259,7 @@ __all__ = [
     "get_printoptions",
     "index_put",
     "index_select",
+    "inverse",
     "initial_seed",
     "int64",
     "is_floating_point",
@@ -270,6 +273,7 @@ __all__ = [
     "set_anomaly_enabled",
     "is_tensor",
     "kron",
+    "linalg",
     "linspace",
     "lerp",
     "log",
@@ -277,6 +281,7 @@ __all__ = [
     "log1p",
     "log2",
     "log_softmax",
+    "logdet",
     "logspace",
     "logsumexp",
     "long",
@@ -284,6 +289,7 @@ __all__ = [
     "manual_seed",
     "masked_fill",
     "matmul",
+    "matrix_power",
     "max",
     "maximum",
     "minimum",
@@ -339,6 +345,7 @@ __all__ = [
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "sort",
     "Size",
     "softmax",

@@ -144,6 +144,21 @@ class MathMethods(TensorBase):
     def outer(self, vec2):
         return ops.linalg.outer(self, vec2)
 
+    def inverse(self):
+        return ops.square_matrices.inverse(self)
+
+    def det(self):
+        return ops.square_matrices.det(self)
+
+    def logdet(self):
+        return ops.square_matrices.logdet(self)
+
+    def slogdet(self):
+        return ops.square_matrices.slogdet(self)
+
+    def matrix_power(self, n: int):
+        return ops.square_matrices.matrix_power(self, n)
+
     def allclose(
         self,
         other,

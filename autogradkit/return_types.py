@@ -7,7 +7,7 @@ prints as PyTorch prints it.
 
 from __future__ import annotations
 
-__all__ = ["max", "min", "sort", "topk", "median", "nanmedian"]
+__all__ = ["max", "min", "sort", "topk", "median", "nanmedian", "slogdet", "linalg_slogdet"]
 
 
 class _ValuesIndices(tuple):
@@ -67,5 +67,42 @@ class median(_ValuesIndices):  # PyTorch's name for what median(dim) returns
 
 class nanmedian(_ValuesIndices):  # PyTorch's name for what nanmedian(dim) returns
     """What ``nanmedian(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class _SignLogabsdet(tuple):
+    """A ``(sign, logabsdet)`` pair: the sign of a determinant and log of its size."""
+
+    __slots__ = ()
+
+    def __new__(cls, sign, logabsdet):
+        return super().__new__(cls, (sign, logabsdet))
+
+    @property
+    def sign(self):
+        """The sign of det A: 1, -1, or 0 for a singular matrix."""
+        return self[0]
+
+    @property
+    def logabsdet(self):
+        """log |det A| (differentiable; -inf for a singular matrix)."""
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"autogradkit.return_types.{type(self).__name__}(\nsign={self[0]!r},\nlogabsdet={self[1]!r})"
+
+    def __reduce__(self):
+        return type(self), tuple(self)
+
+
+class slogdet(_SignLogabsdet):  # PyTorch's name for what torch.slogdet returns
+    """What ``slogdet(A)`` returns."""
+
+    __slots__ = ()
+
+
+class linalg_slogdet(_SignLogabsdet):  # PyTorch's name for what torch.linalg.slogdet returns
+    """What ``linalg.slogdet(A)`` returns."""
 
     __slots__ = ()

@@ -131,6 +131,18 @@ KINKS: dict[str, tuple[Callable, list]] = {
     "index-with-repeats": (lambda L, x: x[L.tensor([0, 0, 1])], [[1.0, 2.0]]),
     "to-float32": (lambda L, x: x.float() * 2, [[1.0, 2.0]]),
     "vector-at-matrix": (lambda L, x, y: x @ y, [[1.0, 2.0], [[1.0, 0.5], [2.0, -1.0]]]),
+    "linalg-inv": (lambda L, x: L.linalg.inv(x), [[[2.0, 1.0], [1.0, 3.0]]]),
+    "det": (lambda L, x: L.det(x), [[[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.5, 0.0, 1.0]]]),
+    "logdet": (lambda L, x: L.logdet(x), [[[2.0, 1.0], [1.0, 3.0]]]),
+    "slogdet": (lambda L, x: L.linalg.slogdet(x).logabsdet, [[[-2.0, 1.0], [1.0, 3.0]]]),
+    "linalg-solve": (
+        lambda L, a, b: L.linalg.solve(a, b),
+        [[[2.0, 1.0], [1.0, 3.0]], [[1.0, 0.5], [2.0, -1.0]]],
+    ),
+    "linalg-solve-vector": (
+        lambda L, a, b: L.linalg.solve(a, b),
+        [[[2.0, 1.0], [1.0, 3.0]], [1.0, 2.0]],
+    ),
 }
 
 

@@ -3641,6 +3641,195 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- linear algebra
+
+
+def _well_conditioned(lib, values, dtype=None):
+    """A square matrix (or batch) from random values, made safely invertible by
+    adding n times the identity."""
+    a = lib.tensor(values) if dtype is None else lib.tensor(values, dtype=dtype)
+    return (a + a.shape[-1] * lib.eye(a.shape[-1], dtype=a.dtype)).detach()
+
+
+@program(
+    "linalg-inv-det-slogdet-logdet",
+    {"a": Inp((3, 3), F32), "batch": Inp((2, 3, 3), F32), "a64": Inp((3, 3), F64)},
+)
+def _(lib, inp):
+    """torch.inverse/linalg.inv, det/linalg.det, slogdet/linalg.slogdet and logdet:
+    values, return types, nodes, first derivatives (batched too), the second ones
+    (create_graph), gradcheck/gradgradcheck in float64 (forward mode too), the Tensor
+    methods, a negative determinant (logdet's nan), singular matrices (det 0,
+    slogdet's -inf; the cofactors of a rank-one 3×3 matrix are 0)."""
+    a = _well_conditioned(lib, inp["a"]).requires_grad_()
+    batch = _well_conditioned(lib, inp["batch"]).requires_grad_()
+    out: dict[str, object] = {}
+    for name, f in [
+        ("inverse", lib.inverse),
+        ("linalg.inv", lib.linalg.inv),
+        ("det", lib.det),
+        ("linalg.det", lib.linalg.det),
+        ("logdet", lib.logdet),
+        ("slogdet.logabsdet", lambda m: lib.slogdet(m).logabsdet),
+        ("linalg.slogdet.logabsdet", lambda m: lib.linalg.slogdet(m)[1]),
+    ]:
+        y = f(a)
+        (grad,) = lib.autograd.grad(y.sum(), a, create_graph=True)
+        (second,) = lib.autograd.grad((grad * grad).sum(), a)
+        yb = f(batch)
+        (grad_batch,) = lib.autograd.grad(yb.sum(), batch)
+        out[name] = [y, grad.detach(), second, yb, grad_batch]
+    out["methods"] = [a.inverse(), a.det(), a.logdet(), a.slogdet()]
+    out["return types"] = [lib.slogdet(a.detach()), lib.linalg.slogdet(batch.detach())]
+    s = lib.linalg.slogdet(a)
+    out["slogdet parts"] = [s.sign, s.logabsdet, type(s).__name__]
+    s.sign.sum().backward()
+    out["sign alone: no gradient"] = a.grad
+    flipped = lib.tensor([[0.0, 1.0], [1.0, 0.0]], requires_grad=True)
+    out["negative det"] = [lib.det(flipped), lib.logdet(flipped), lib.slogdet(flipped)]
+    # (det's gradient at a singular matrix of rank n - 1 is its cofactors, not 0 as
+    # PyTorch's first-order backward says: tests/test_square_matrices.py.)
+    singular = lib.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+    out["singular"] = [lib.det(singular), lib.logdet(singular), lib.slogdet(singular)]
+    rank_one = lib.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]], requires_grad=True)
+    lib.det(rank_one).backward()
+    out["singular 3x3 cofactors"] = rank_one.grad
+    out["empty"] = [lib.det(lib.ones(0, 0)), lib.linalg.inv(lib.ones(0, 0))]
+    a64 = _well_conditioned(lib, inp["a64"]).requires_grad_()
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(f, (a64,), check_forward_ad=True)
+        for f in (lib.linalg.inv, lib.det, lib.logdet, lambda m: lib.linalg.slogdet(m).logabsdet)
+    ]
+    out["gradgradcheck"] = [
+        lib.autograd.gradgradcheck(f, (a64,)) for f in (lib.linalg.inv, lib.det, lib.logdet)
+    ]
+    out["float64"] = [lib.linalg.inv(a64), lib.det(a64)]
+    return out
+
+
+@program("linalg-inv-det-refusals", {"a": Inp((2, 2), F32)})
+def _(lib, inp):
+    """Singular matrices refused with PyTorch's _LinAlgError (naming the zero pivot
+    and the batch element), non-square and integer matrices, too few dimensions."""
+    ok = _well_conditioned(lib, inp["a"])
+    singular = lib.tensor([[1.0, 2.0], [2.0, 4.0]])
+    attempts = [
+        lambda: lib.linalg.inv(singular),
+        lambda: lib.inverse(lib.zeros(3, 3)),
+        lambda: lib.linalg.inv(lib.stack([ok, singular])),
+        lambda: lib.linalg.inv(lib.ones(2, 3)),
+        lambda: lib.linalg.inv(lib.ones(3)),
+        lambda: lib.linalg.inv(lib.ones(2, 2, dtype=lib.long)),
+        lambda: lib.det(lib.ones(2, 3)),
+        lambda: lib.det(lib.ones(3)),
+        lambda: lib.det(lib.ones(2, 2, dtype=lib.long)),
+        lambda: lib.logdet(lib.ones(2, 3)),
+        lambda: lib.logdet(lib.ones(2, 2, dtype=lib.long)),
+        lambda: lib.slogdet(lib.ones(2, 3)),
+        lambda: lib.linalg.slogdet(lib.ones(3)),
+    ]
+    results = [attempt(f) for f in attempts]
+    try:
+        lib.linalg.inv(singular)
+    except RuntimeError as error:  # a RuntimeError, as learners catch it
+        results.append([isinstance(error, lib.linalg.LinAlgError), type(error).__name__])
+    return results
+
+
+@program(
+    "linalg-solve",
+    {
+        "a": Inp((3, 3), F32),
+        "b": Inp((3,), F32),
+        "bm": Inp((3, 2), F32),
+        "batch": Inp((2, 3, 3), F32),
+        "a64": Inp((3, 3), F64),
+        "b64": Inp((3, 2), F64),
+    },
+)
+def _(lib, inp):
+    """linalg.solve: a vector, a matrix, batches broadcast against one matrix, a
+    batch of vectors; values, node, gradients of A and B (summed over a broadcast
+    batch), second derivatives, gradcheck in float64 (forward mode too) and the
+    refusals (singular, shapes, dtypes)."""
+    a = _well_conditioned(lib, inp["a"]).requires_grad_()
+    batch = _well_conditioned(lib, inp["batch"]).requires_grad_()
+    b = lib.tensor(inp["b"], requires_grad=True)
+    bm = lib.tensor(inp["bm"], requires_grad=True)
+    out: dict[str, object] = {}
+    for name, (left, right) in {
+        "vector": (a, b),
+        "matrix": (a, bm),
+        "batch of A, one b": (batch, b),
+        "batch of A, one B": (batch, bm),
+        "batch of vectors": (batch, b.expand(2, 3)),
+        "one A, batch of B": (a, bm.expand(4, 3, 2)),
+    }.items():
+        x = lib.linalg.solve(left, right)
+        grads = lib.autograd.grad((x * x).sum(), (a, batch, b, bm), allow_unused=True)
+        out[name] = [x, *grads]
+    x = lib.linalg.solve(a, b)
+    ga, gb = lib.autograd.grad(x.pow(3).sum(), (a, b), create_graph=True)
+    out["second"] = [
+        ga.detach(),
+        gb.detach(),
+        *lib.autograd.grad((ga * ga).sum() + gb.sum(), (a, b)),
+    ]
+    a64 = _well_conditioned(lib, inp["a64"]).requires_grad_()
+    b64 = lib.tensor(inp["b64"], requires_grad=True)
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(lib.linalg.solve, (a64, b64), check_forward_ad=True),
+        lib.autograd.gradcheck(lib.linalg.solve, (a64, b64[:, 0]), check_forward_ad=True),
+        lib.autograd.gradgradcheck(lib.linalg.solve, (a64, b64)),
+    ]
+    eye3 = lib.eye(2).expand(3, 2, 2)
+    singular = lib.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])
+    out["refused"] = [
+        attempt(lambda: lib.linalg.solve(lib.tensor([[1.0, 2.0], [2.0, 4.0]]), lib.ones(2))),
+        attempt(lambda: lib.linalg.solve(singular, lib.ones(2, 2))),
+        attempt(lambda: lib.linalg.solve(lib.ones(2, 3), lib.ones(2))),
+        attempt(lambda: lib.linalg.solve(lib.eye(2), lib.ones(3))),
+        attempt(lambda: lib.linalg.solve(eye3, lib.ones(3, 3))),
+        attempt(lambda: lib.linalg.solve(eye3, lib.ones(4, 2, 1))),
+        attempt(lambda: lib.linalg.solve(eye3, lib.ones(3, 3, 1))),
+        attempt(lambda: lib.linalg.solve(lib.eye(2), lib.ones(2, dtype=lib.float64))),
+        attempt(lambda: lib.linalg.solve(lib.eye(2), lib.ones(2, dtype=lib.long))),
+        attempt(lambda: lib.linalg.solve(lib.eye(2, dtype=lib.long), lib.ones(2, dtype=lib.long))),
+        attempt(lambda: lib.linalg.solve(lib.ones(2), lib.ones(2))),
+        attempt(lambda: lib.linalg.solve(lib.eye(2), lib.tensor(1.0))),
+    ]
+    return out
+
+
+@program("matrix-power", {"a": Inp((2, 2), F32), "batch": Inp((3, 2, 2), F32)})
+def _(lib, inp):
+    """torch.matrix_power/linalg.matrix_power/Tensor.matrix_power for n from -4 to 7:
+    values, PyTorch's graphs (A·A, (A·A)·A, then repeated squaring; a clone for 1,
+    the inverse for -1, the identity copied into a clone for 0), gradients, batches,
+    integer matrices and the refusals."""
+    a = _well_conditioned(lib, inp["a"]).mul(0.5).requires_grad_()
+    batch = _well_conditioned(lib, inp["batch"]).mul(0.5).requires_grad_()
+    out: dict[str, object] = {}
+    for n in range(-4, 8):
+        p = lib.matrix_power(a, n)
+        (grad,) = lib.autograd.grad(p.sum(), a)
+        pb = lib.linalg.matrix_power(batch, n)
+        (grad_batch,) = lib.autograd.grad(pb.sum(), batch)
+        out[str(n)] = [p, grad, pb, grad_batch]
+    out["method"] = a.matrix_power(3)
+    out["keyword"] = lib.linalg.matrix_power(a, n=2)
+    integers = lib.tensor([[1, 1], [1, 0]])
+    out["integers"] = [lib.matrix_power(integers, k) for k in (0, 1, 5)]
+    out["refused"] = [
+        attempt(lambda: lib.matrix_power(lib.ones(2, 3), 2)),
+        attempt(lambda: lib.matrix_power(lib.ones(3), 2)),
+        attempt(lambda: lib.matrix_power(lib.tensor([[1.0, 2.0], [2.0, 4.0]]), -1)),
+        attempt(lambda: lib.matrix_power(integers, -1)),
+        attempt(lambda: lib.matrix_power(a, 2.0)),
+    ]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
