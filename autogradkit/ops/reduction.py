@@ -405,12 +405,9 @@ def min(input: Tensor, dim=None, keepdim: bool = False):
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None), as int64."""
-    data = input._data
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(data), dtype=np.int64))
-    return Tensor._make(
-        np.argmax(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64)
-    )
+    from .select import arg_extreme  # (select imports modules this one does not)
+
+    return arg_extreme("argmax", np.argmax, input, dim, keepdim)
 
 
 def allclose(

@@ -297,19 +297,37 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None), as int64."""
+    return arg_extreme("argmin", np.argmin, input, dim, keepdim)
+
+
+def arg_extreme(name: str, find, input: Tensor, dim, keepdim: bool) -> Tensor:
+    """``argmax``/``argmin`` (``find`` is NumPy's): the index as int64, the first of
+    ties, with PyTorch's refusals of bool input and of an empty reduction (NumPy's
+    would be a ValueError about an empty sequence)."""
     data = input._data
+    if data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
-        return Tensor._make(np.asarray(np.argmin(data), dtype=np.int64))
-    return Tensor._make(
-        np.argmin(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim).astype(np.int64)
-    )
+        if data.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        return Tensor._make(np.asarray(find(data), dtype=np.int64))
+    axis = _wrap_dim(dim, data.ndim)
+    if data.ndim and data.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    return Tensor._make(np.asarray(find(data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
 
 def _logical(reducer, input: Tensor, dim, keepdim: bool) -> Tensor:
+    """``all``/``any`` over ``dim``: None for every element, an int, or a tuple of
+    ints (an empty tuple reduces nothing, as in PyTorch)."""
     data = input._data.astype(bool)
     if dim is None:
         return Tensor._make(np.asarray(reducer(data)))
-    return Tensor._make(np.asarray(reducer(data, axis=_wrap_dim(dim, data.ndim), keepdims=keepdim)))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(_wrap_dim(d, data.ndim) for d in dims)
+    return Tensor._make(np.asarray(reducer(data, axis=axes, keepdims=keepdim)))
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:

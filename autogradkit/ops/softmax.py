@@ -233,6 +233,18 @@ def _softmax_dim(input: Tensor, dim, name: str) -> int:
     return _wrap_dim(dim, input.ndim)  # (a 0-d tensor's dim is -1 or 0)
 
 
+def _refuse_integers(input: Tensor, dim: int, dtype, name: str) -> None:
+    """PyTorch has no softmax kernel for integers or bools (``dtype=`` converts
+    first); its error names the kernel it looked for, the one for the last
+    dimension or the general one."""
+    kind = input._data.dtype.kind
+    if dtype is None and kind in "biu" and input._data.size:
+        kernel = "lastdim_kernel_impl" if dim >= input.ndim - 1 else "kernel_impl"
+        raise NotImplementedError(
+            f"\"{name}_{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'"
+        )
+
+
 def _cast_first(input: Tensor, dtype) -> Tensor:
     return input if dtype is None else input.to(dtype)
 
@@ -245,12 +257,14 @@ def softmax(input: Tensor, dim: int = _REQUIRED, dtype=None) -> Tensor:
     tensor([0.5000, 0.5000])
     """
     dim = _softmax_dim(input, dim, "softmax")
+    _refuse_integers(input, dim, dtype, "softmax")
     return Softmax.apply(_cast_first(input, dtype), dim)
 
 
 def log_softmax(input: Tensor, dim: int = _REQUIRED, dtype=None) -> Tensor:
     """The logarithm of ``softmax``, computed without forming the softmax."""
     dim = _softmax_dim(input, dim, "log_softmax")
+    _refuse_integers(input, dim, dtype, "log_softmax")
     return LogSoftmax.apply(_cast_first(input, dtype), dim)
 
 

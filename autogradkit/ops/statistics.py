@@ -345,9 +345,10 @@ def _extreme(name: str, function: type[Amax], input: Tensor, dim, keepdim: bool)
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        for d in dims:
-            if input.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        given = (dim,) if isinstance(dim, int) else tuple(dim)
+        for d, named in zip(dims, given):
+            if input.shape[d] == 0:  # (named as given: -1 stays -1, as in PyTorch)
+                raise IndexError(f"{name}(): Expected reduction dim {named} to have non-zero size.")
     return function.apply(input, dims, bool(keepdim))
 
 

@@ -1425,6 +1425,42 @@ errors(
 )
 
 
+errors(
+    "argmax-argmin-amax-of-empty-or-bool",
+    lambda lib, t: lib.ones(0, 3).argmax(-2),
+    lambda lib, t: lib.ones(0, 3).argmax(1),
+    lambda lib, t: lib.ones(3, 0).argmax(-1),
+    lambda lib, t: lib.ones(0).argmin(),
+    lambda lib, t: lib.ones(0, 2).argmin(0, keepdim=True),
+    lambda lib, t: (t["x"] > 0).argmax(),
+    lambda lib, t: (t["x"] > 0).argmin(0),
+    lambda lib, t: lib.ones(2, 0).amax(-1),
+    lambda lib, t: lib.ones(2, 0).amin((0, -1)),
+    lambda lib, t: lib.ones(0, 3).amax(),
+    lambda lib, t: [t["x"].argmax(), t["x"].argmin(0, keepdim=True)],
+)
+errors(
+    "all-any-over-several-dims",
+    lambda lib, t: (t["m"] > 0).all((0, 1)),
+    lambda lib, t: (t["m"] > 0).any(dim=(0,), keepdim=True),
+    lambda lib, t: (t["m"] > 0).all(()),
+    lambda lib, t: t["m"].any((-1,)),
+    lambda lib, t: lib.ones(2, 0).all(1),
+    lambda lib, t: t["m"].all((0, 2)),
+    inputs={"m": Inp((2, 3), F32)},
+)
+errors(
+    "softmax-of-integers",
+    lambda lib, t: lib.tensor([1, 2, 3]).softmax(0),
+    lambda lib, t: lib.tensor([[1, 2], [3, 4]]).softmax(0),
+    lambda lib, t: lib.tensor([[1, 2], [3, 4]]).log_softmax(-1),
+    lambda lib, t: lib.nn.functional.softmax(lib.tensor([True, False]), dim=0),
+    lambda lib, t: lib.tensor(3).log_softmax(0),
+    lambda lib, t: lib.tensor([1, 2, 3]).softmax(0, dtype=lib.float32),
+    lambda lib, t: lib.nn.functional.cross_entropy(lib.tensor([[1, 2]]), lib.tensor([0])),
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
