@@ -410,7 +410,7 @@ class Node:
             return self._unpacked_saved_tensors(differentiable)
         for counter, version, _, _ in sources:
             if counter is not None and counter[0] != version:
-                self._raise_modified(counter, version)
+                self._raise_modified()
         if not differentiable:
             return self._saved
         return tuple(self._saved_as_tensor(i) for i in range(len(self._saved)))
@@ -422,7 +422,7 @@ class Node:
         self._saved = _saved_variable.unpack_all(self)
         for (counter, version, _, _), hooked in zip(self._saved_sources, packed):
             if hooked is None and counter is not None and counter[0] != version:
-                self._raise_modified(counter, version)
+                self._raise_modified(packed)
         saved = self._saved
         if differentiable:
             saved = tuple(
@@ -453,21 +453,30 @@ class Node:
             return array
         return Tensor._make(array)
 
-    def _raise_modified(self, counter: list, expected: int) -> None:
-        # Like PyTorch's SavedVariable: a saved output is named after this node, a
-        # saved input after the grad_fn it has now (an in-place op may have changed
-        # it), and a leaf not at all.
-        for value, (c, _, kind, tensor) in zip(self._saved, self._saved_sources):
-            if c is counter:
-                if kind == "output":
-                    producer = _forward_name(self)
-                elif tensor.grad_fn is not None:
-                    producer = _forward_name(tensor.grad_fn)
-                else:
-                    producer = None
-                raise RuntimeError(
-                    _inplace_message(producer, value.shape, value.dtype, expected, counter[0])
-                )
+    def _raise_modified(self, hooked: Sequence | None = None) -> None:
+        """PyTorch's error for a saved tensor changed in place since it was saved:
+        the first such one in the order PyTorch unpacks them (x / y: y, then x),
+        which its message names. (Tensors a saved_tensors hook packed, ``hooked[i]``
+        not None, are not checked.)"""
+        for i in _saved_order(self):
+            counter, expected, kind, tensor = self._saved_sources[i]
+            if counter is None or counter[0] == expected:
+                continue
+            if hooked is not None and hooked[i] is not None:
+                continue
+            # Like PyTorch's SavedVariable: a saved output is named after this node,
+            # a saved input after the grad_fn it has now (an in-place op may have
+            # changed it), and a leaf not at all.
+            if kind == "output":
+                producer = _forward_name(self)
+            elif tensor.grad_fn is not None:
+                producer = _forward_name(tensor.grad_fn)
+            else:
+                producer = None
+            value = self._saved[i]
+            raise RuntimeError(
+                _inplace_message(producer, value.shape, value.dtype, expected, counter[0])
+            )
 
     # What the operation saved, by PyTorch's names: its nodes have these as
     # properties (generated from derivatives.yaml), and so do ours. They are named

@@ -1461,6 +1461,35 @@ errors(
 )
 
 
+@program("inplace-error-names-the-operand-pytorch-unpacks-first", {"x": Inp((3,), F64)})
+def _(lib, inp):
+    """When both saved operands of x * y, x / y, x @ y or x ** y were changed in place,
+    the error names the one PyTorch unpacks first (y), with its shape."""
+    out = {}
+    products = {
+        "mul": lambda p, q: p * q,
+        "div": lambda p, q: p / q,
+        "pow": lambda p, q: p.abs() ** q,
+        "matmul": lambda p, q: p.reshape(1, 3) @ q.reshape(3, 1),
+    }
+    for name, product in products.items():
+        leaf = lib.tensor(inp["x"], requires_grad=True)
+        p, q = leaf.reshape(3, 1) * 1, leaf * 2  # (3, 1) and (3,)
+        if name == "pow":
+            p = leaf.reshape(3, 1).abs() + 1
+        y = product(p, q)
+        p.add_(1.0)
+        q.add_(1.0)
+        out[name] = attempt(lambda y=y: y.sum().backward())
+    leaf = lib.tensor(inp["x"], dtype=lib.float64, requires_grad=True)
+    shared = leaf.detach()
+    shared.add_(0.5)
+    quotient = shared.flatten() / leaf  # saves the flattened view and the leaf
+    shared.add_(0.5)  # changes both (detach shares the version counter)
+    out["view and leaf"] = attempt(lambda: quotient.sum().backward())
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
