@@ -15,6 +15,18 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 """
 
 from . import lr_scheduler
-from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+from .optimizer import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer, RAdam, RMSprop
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Adam",
+    "AdamW",
+    "RMSprop",
+    "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "lr_scheduler",
+]

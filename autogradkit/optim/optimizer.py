@@ -1,5 +1,6 @@
-"""``Optimizer`` and five of PyTorch's optimisers: ``SGD`` (with momentum and
-weight decay), ``RMSprop``, ``Adam``, ``AdamW`` and ``Adagrad``.
+"""``Optimizer`` and nine of PyTorch's optimisers: ``SGD`` (with momentum and
+weight decay), ``RMSprop``, ``Adam``, ``AdamW``, ``Adagrad``, ``Adadelta``,
+``Adamax``, ``NAdam`` and ``RAdam``.
 
 Each ``step()`` is the same loop: for every parameter that has a ``.grad``,
 compute a direction from the gradient (and from running averages kept in
@@ -22,7 +23,18 @@ from ..ops.pointwise import maximum
 from ..ops.shape import clone
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "RMSprop",
+    "Adam",
+    "AdamW",
+    "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+]
 
 
 def _check_duplicates(params: list, groups: list) -> None:
@@ -584,3 +596,334 @@ class Adagrad(Optimizer):
                 std = state["sum"].sqrt().add_(group["eps"])
                 # PyTorch's addcdiv_ computes p + (−lr·g)/std, in this order.
                 param.add_(grad * -current_lr / std)
+
+
+def _check_betas(betas: tuple[float, float]) -> None:
+    """PyTorch's refusal of a β outside [0, 1)."""
+    for index, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler, 2012): a step with no learning rate of its own. It keeps
+    running averages of g² and of the squared steps Δ, and scales the gradient by
+    the ratio of their roots, so the step has the parameter's units:
+    v ← ρ·v + (1 − ρ)·g²,  Δ = √(u + eps)/√(v + eps)·g,  u ← ρ·u + (1 − ρ)·Δ²,
+    p ← p − lr·Δ (``lr`` = 1 by default).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = torch.optim.Adadelta([w])
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.9968, -1.9968], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_not_differentiable(differentiable)
+        _check("learning rate", lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        _check("epsilon value", eps)
+        _check("weight_decay value", weight_decay)
+        defaults = {
+            "lr": lr,
+            "rho": rho,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "capturable": capturable,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def _update(self) -> None:
+        for group in self.param_groups:
+            rho, eps = group["rho"], group["eps"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if not state:
+                    state["step"] = _step_count()
+                    state["square_avg"] = zeros_like(param)
+                    state["acc_delta"] = zeros_like(param)
+                state["step"] += 1
+                grad = param.grad if not group["maximize"] else -param.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                param.add_(delta, alpha=-group["lr"])
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba, 2015): Adam with the infinity norm in place of the
+    root mean square: m ← β₁·m + (1 − β₁)·g,  u ← max(β₂·u, |g| + eps),
+    p ← p − lr/(1 − β₁ᵗ)·m/u.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = torch.optim.Adamax([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        _check_not_differentiable(differentiable)
+        _check("learning rate", lr)
+        _check("epsilon value", eps)
+        _check_betas(betas)
+        _check("weight_decay value", weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def _update(self) -> None:
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if not state:
+                    state["step"] = _step_count()
+                    state["exp_avg"] = zeros_like(param)
+                    state["exp_inf"] = zeros_like(param)
+                grad = param.grad if not group["maximize"] else -param.grad
+                state["step"] += 1
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
+                step_size = group["lr"] / (1 - beta1 ** state["step"].item())
+                # PyTorch's addcdiv_ computes p + (−step_size·m)/u, in this order.
+                param.add_(exp_avg * -step_size / exp_inf)
+
+
+class NAdam(Optimizer):
+    """NAdam (Dozat, 2016): Adam with Nesterov momentum — the step looks ahead
+    with the next momentum coefficient. With μₜ = β₁(1 − ½·0.96^(t·ψ)) (ψ the
+    ``momentum_decay``) and their running product Πμ:
+    p ← p − lr·(1 − μₜ)/(1 − Πμ)·g/(√v̂ + eps) − lr·μₜ₊₁/(1 − Πμ·μₜ₊₁)·m/(√v̂ + eps).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = torch.optim.NAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()                     # further than Adam's 0.1: it looks ahead
+    >>> w
+    tensor([ 0.8944, -1.8944], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_not_differentiable(differentiable)
+        _check("learning rate", lr)
+        _check("epsilon value", eps)
+        _check_betas(betas)
+        _check("weight_decay value", weight_decay)
+        _check("momentum_decay value", momentum_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "momentum_decay": momentum_decay,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "capturable": capturable,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def _update(self) -> None:
+        from .._creation import tensor
+
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            lr, weight_decay = group["lr"], group["weight_decay"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if not state:
+                    state["step"] = _step_count()
+                    state["mu_product"] = tensor(1.0)  # float32, as PyTorch keeps it
+                    state["exp_avg"] = zeros_like(param)
+                    state["exp_avg_sq"] = zeros_like(param)
+                grad = param.grad if not group["maximize"] else -param.grad
+                state["step"] += 1
+                step = state["step"].item()
+                bias_correction2 = 1 - beta2**step
+                if weight_decay != 0 and group["decoupled_weight_decay"]:
+                    param.mul_(1 - lr * weight_decay)
+                elif weight_decay != 0:
+                    grad = grad.add(param, alpha=weight_decay)
+                # The momentum coefficients of this step and the next one.
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * group["momentum_decay"])))
+                state["mu_product"] *= mu
+                mu_product = state["mu_product"].item()
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                denom = exp_avg_sq.div(bias_correction2).sqrt().add_(group["eps"])
+                # PyTorch's two addcdiv_ calls: p + (value·t)/denom each.
+                param.add_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)) / denom)
+                param.add_(exp_avg * ((-lr * mu_next) / (1.0 - mu_product * mu_next)) / denom)
+
+
+class RAdam(Optimizer):
+    """RAdam (Liu et al., 2020): Adam whose adaptive step is switched on only once
+    the variance of v can be trusted. With ρ∞ = 2/(1 − β₂) − 1 and
+    ρₜ = ρ∞ − 2t·β₂ᵗ/(1 − β₂ᵗ): while ρₜ ≤ 5, p ← p − lr·m̂ (momentum SGD); after,
+    p ← p − lr·m̂·r·√(1 − β₂ᵗ)/(√v + eps), r = √((ρₜ − 4)(ρₜ − 2)ρ∞/((ρ∞ − 4)(ρ∞ − 2)ρₜ)).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = torch.optim.RAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()                     # first steps: momentum SGD, lr·m̂ = lr·g
+    >>> w
+    tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_not_differentiable(differentiable)
+        _check("learning rate", lr)
+        _check("epsilon value", eps)
+        _check_betas(betas)
+        _check("weight_decay value", weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,  # (as SGD's: printed, changes nothing)
+            "capturable": capturable,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def _update(self) -> None:
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            lr, weight_decay = group["lr"], group["weight_decay"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if not state:
+                    state["step"] = _step_count()
+                    state["exp_avg"] = zeros_like(param)
+                    state["exp_avg_sq"] = zeros_like(param)
+                grad = param.grad if not group["maximize"] else -param.grad
+                state["step"] += 1
+                step = state["step"].item()
+                if weight_decay != 0 and group["decoupled_weight_decay"]:
+                    param.mul_(1 - lr * weight_decay)
+                elif weight_decay != 0:
+                    grad = grad.add(param, alpha=weight_decay)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                corrected_exp_avg = exp_avg / bias_correction1
+                # The length of the approximated simple moving average, and its limit.
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                if rho_t > 5.0:
+                    adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
+                    rectification = (
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
+                    param.add_(corrected_exp_avg * lr * adaptive_lr * rectification, alpha=-1.0)
+                else:
+                    param.add_(corrected_exp_avg * lr, alpha=-1.0)

@@ -2794,6 +2794,16 @@ OPTIMIZERS = {
     "adagrad-decay": lambda lib, p: lib.optim.Adagrad(
         p, lr=0.1, lr_decay=0.5, weight_decay=0.1, initial_accumulator_value=0.1
     ),
+    "adadelta": lambda lib, p: lib.optim.Adadelta(p),
+    "adadelta-decay": lambda lib, p: lib.optim.Adadelta(p, lr=0.5, rho=0.8, weight_decay=0.1),
+    "adamax": lambda lib, p: lib.optim.Adamax(p, lr=0.1),
+    "adamax-maximize": lambda lib, p: lib.optim.Adamax(p, maximize=True, weight_decay=0.1),
+    "nadam": lambda lib, p: lib.optim.NAdam(p, lr=0.1),
+    "nadam-decoupled": lambda lib, p: lib.optim.NAdam(
+        p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True
+    ),
+    "radam": lambda lib, p: lib.optim.RAdam(p, lr=0.1),
+    "radam-decay": lambda lib, p: lib.optim.RAdam(p, lr=0.1, weight_decay=0.1, betas=(0.5, 0.6)),
 }
 
 
@@ -3046,6 +3056,64 @@ def _(lib, inp):
         attempt(lambda: lib.optim.Adagrad([w], weight_decay=-1)),
         attempt(lambda: lib.optim.Adagrad([w], initial_accumulator_value=-1)),
         attempt(lambda: lib.optim.Adagrad([w], eps=-1)),
+    ]
+    return out
+
+
+@program("adadelta-adamax-nadam-radam", {"x": Inp((8, 3), F32), "y": Inp((8, 1), F32)})
+def _(lib, inp):
+    """Adadelta, Adamax, NAdam and RAdam train a small model for twelve steps as
+    PyTorch's single-tensor steps do (RAdam's momentum-only steps, then its
+    rectified adaptive ones from the sixth; weight decay coupled and decoupled;
+    maximize), with PyTorch's state keys and settings, and their refusals."""
+    x, y = lib.tensor(inp["x"]), lib.tensor(inp["y"])
+    out: dict[str, object] = {}
+    for name, make in {
+        "adadelta": lambda p: lib.optim.Adadelta(p),
+        "adadelta-options": lambda p: lib.optim.Adadelta(
+            p, lr=0.5, rho=0.8, weight_decay=0.1, maximize=True
+        ),
+        "adamax": lambda p: lib.optim.Adamax(p),
+        "adamax-decay": lambda p: lib.optim.Adamax(p, lr=0.05, weight_decay=0.01),
+        "nadam": lambda p: lib.optim.NAdam(p),
+        "nadam-decay": lambda p: lib.optim.NAdam(p, lr=0.01, weight_decay=0.1),
+        "nadam-decoupled": lambda p: lib.optim.NAdam(
+            p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, momentum_decay=0.01
+        ),
+        "radam": lambda p: lib.optim.RAdam(p, lr=0.01),
+        "radam-decay": lambda p: lib.optim.RAdam(p, lr=0.01, weight_decay=0.1),
+        "radam-decoupled": lambda p: lib.optim.RAdam(
+            p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, betas=(0.8, 0.9)
+        ),
+    }.items():
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 1))
+        optimizer = make(model.parameters())
+        losses = []
+        for _ in range(12):
+            optimizer.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        out[name] = {
+            "losses": losses,
+            "params": list(model.parameters()),
+            "state": optimizer.state_dict(),
+            "repr": repr(optimizer),
+        }
+    w = lib.nn.Parameter(lib.ones(1))
+    out["refused"] = [
+        attempt(lambda: lib.optim.Adadelta([w], lr=-1)),
+        attempt(lambda: lib.optim.Adadelta([w], rho=1.5)),
+        attempt(lambda: lib.optim.Adadelta([w], eps=-1)),
+        attempt(lambda: lib.optim.Adadelta([w], weight_decay=-1)),
+        attempt(lambda: lib.optim.Adamax([w], betas=(1.0, 0.9))),
+        attempt(lambda: lib.optim.Adamax([w], betas=(0.9, -0.1))),
+        attempt(lambda: lib.optim.NAdam([w], momentum_decay=-1)),
+        attempt(lambda: lib.optim.NAdam([w], lr=-0.1)),
+        attempt(lambda: lib.optim.RAdam([w], eps=-1)),
+        attempt(lambda: lib.optim.RAdam([w], weight_decay=-1)),
     ]
     return out
 
