@@ -46,6 +46,9 @@ __all__ = [
     "LinearLR",
     "CosineAnnealingLR",
     "ReduceLROnPlateau",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "SequentialLR",
 ]
 
 _SCHEDULE_DOCS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
@@ -107,7 +110,10 @@ class LRScheduler:
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _note_optimizer_steps(optimizer)
-        # Step 0, which sets the learning rates of epoch 0.
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Step 0, which sets the learning rates of epoch 0."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -157,6 +163,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Set the next epoch's learning rates (or, given ``epoch``, that epoch's:
+        by the closed form where there is one)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -168,6 +179,9 @@ class LRScheduler:
                 values = closed_form() if closed_form is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
+        self._set_lrs(values)
+
+    def _set_lrs(self, values: Iterable[float]) -> None:
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -547,3 +561,381 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._set_comparison(self.mode, self.threshold, self.threshold_mode)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR (Loshchilov & Hutter, 2017): half a cosine from the initial lr down to
+    ``eta_min`` over ``T_0`` epochs, then a restart at the initial lr, each cycle
+    ``T_mult`` times longer than the one before:
+    lr = η_min + (lr₀ − η_min)·(1 + cos(π·T_cur/T_i))/2.
+    ``step(epoch)`` may be given a fractional epoch (steps within an epoch), as in
+    PyTorch, without its deprecation warning.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> restarts = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=2)
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     optimizer.step()
+    ...     rates.append(restarts.get_last_lr()[0])
+    ...     restarts.step()
+    >>> rates
+    [1.0, 0.5, 1.0, 0.5, 1.0]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self.T_0 = T_0
+        self.T_i = T_0  # the length of the current cycle
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur: float = last_epoch  # epochs since the last restart
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        progress = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (base_lr - self.eta_min) * progress for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """The next epoch (or ``epoch``, which may be fractional); PyTorch's own
+        step, without the base class's warnings and step count."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:  # a restart
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                # The cycles so far: T_0·(T_mult^n − 1)/(T_mult − 1) epochs for n of them.
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult**n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        self._set_lrs(values)
+
+
+def _format_param(name: str, optimizer: Optimizer, param: Any) -> list[Any]:
+    """One value per parameter group: ``param`` itself if it is a list or tuple
+    (of the right length), else ``param`` repeated."""
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has "
+                f"{len(param)} values, param_groups has {len(optimizer.param_groups)}."
+            )
+        return list(param)
+    return [param] * len(optimizer.param_groups)
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy (Smith & Topin, 2018), stepped after every batch: lr rises
+    from max_lr/``div_factor`` to ``max_lr`` over the first ``pct_start`` of
+    ``total_steps``, then falls to that start/``final_div_factor`` (by half cosines,
+    or straight lines with ``anneal_strategy='linear'``); the momentum (or Adam's
+    β₁) moves the other way, between ``max_momentum`` and ``base_momentum``.
+    ``three_phase=True`` comes back down to the start symmetrically before the
+    final fall. The group settings it adds (initial_lr, max_lr, min_lr,
+    max_momentum, base_momentum) are PyTorch's.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1, momentum=0.9)
+    >>> one_cycle = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1.0, total_steps=5)
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     optimizer.step()
+    ...     rates.append(round(one_cycle.get_last_lr()[0], 4))
+    ...     one_cycle.step()
+    >>> rates
+    [0.04, 0.9505, 0.6113, 0.1883, 0.0]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | list[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.85,
+        max_momentum: float | list[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        self.total_steps = _total_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = _one_cycle_phases(pct_start, self.total_steps, three_phase)
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
+        self._anneal_func_type = anneal_strategy
+        max_lrs = _format_param("max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for index, group in enumerate(optimizer.param_groups):
+                group["initial_lr"] = max_lrs[index] / div_factor
+                group["max_lr"] = max_lrs[index]
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self._set_up_momentum(max_momentum, base_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+
+    def _set_up_momentum(self, max_momentum: Any, base_momentum: Any, last_epoch: int) -> None:
+        """The momentum (or Adam's β₁) starts at ``max_momentum``; each group keeps
+        its bounds, as PyTorch's."""
+        optimizer = self.optimizer
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError(
+                "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+            )
+        self.use_beta1 = "betas" in optimizer.defaults
+        max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+        base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+        if last_epoch != -1:
+            return
+        for highest, lowest, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+            if self.use_beta1:
+                group["betas"] = (highest, *group["betas"][1:])
+            else:
+                group["momentum"] = highest
+            group["max_momentum"] = highest
+            group["base_momentum"] = lowest
+
+    def _anneal(self, start: float, end: float, fraction: float) -> float:
+        """From ``start`` to ``end`` as ``fraction`` goes from 0 to 1."""
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * fraction) + 1)
+        return (end - start) * fraction + start
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise ValueError(
+                f"Tried to step {step_num} times. The specified number of total steps is "
+                f"{self.total_steps}"
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for index, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or index == len(self._schedule_phases) - 1:
+                    fraction = (step_num - start_step) / (end_step - start_step)
+                    lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], fraction)
+                    if self.cycle_momentum:
+                        momentum = self._anneal(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], fraction
+                        )
+                        if self.use_beta1:
+                            group["betas"] = (momentum, *group["betas"][1:])
+                        else:
+                            group["momentum"] = momentum
+                    break
+                start_step = phase["end_step"]
+            lrs.append(lr)
+        return lrs
+
+
+def _total_steps(total_steps: int | None, epochs: int | None, steps_per_epoch: int | None) -> int:
+    """OneCycleLR's length: ``total_steps``, or ``epochs`` × ``steps_per_epoch``."""
+    if total_steps is not None:
+        if total_steps <= 0 or not isinstance(total_steps, int):
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        return total_steps
+    if epochs is not None and steps_per_epoch is not None:
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(
+                f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}"
+            )
+        return epochs * steps_per_epoch
+    raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+
+def _one_cycle_phases(pct_start: float, total_steps: int, three_phase: bool) -> list[dict]:
+    """OneCycleLR's phases: the step each ends at and the group settings its lr and
+    momentum go from and to."""
+    up = {
+        "end_step": float(pct_start * total_steps) - 1,
+        "start_lr": "initial_lr",
+        "end_lr": "max_lr",
+        "start_momentum": "max_momentum",
+        "end_momentum": "base_momentum",
+    }
+    if not three_phase:
+        down = {
+            "end_step": total_steps - 1,
+            "start_lr": "max_lr",
+            "end_lr": "min_lr",
+            "start_momentum": "base_momentum",
+            "end_momentum": "max_momentum",
+        }
+        return [up, down]
+    back = {
+        "end_step": float(2 * pct_start * total_steps) - 2,
+        "start_lr": "max_lr",
+        "end_lr": "initial_lr",
+        "start_momentum": "base_momentum",
+        "end_momentum": "max_momentum",
+    }
+    final = {
+        "end_step": total_steps - 1,
+        "start_lr": "initial_lr",
+        "end_lr": "min_lr",
+        "start_momentum": "max_momentum",
+        "end_momentum": "max_momentum",
+    }
+    return [up, back, final]
+
+
+class SequentialLR(LRScheduler):
+    """Several schedulers one after the other: ``schedulers[i]`` runs from
+    ``milestones[i - 1]`` (restarted there at its epoch 0) until ``milestones[i]``
+    — a warm-up followed by a decay, for example.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> warmup = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.5, total_iters=2)
+    >>> decay = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.5)
+    >>> both = torch.optim.lr_scheduler.SequentialLR(optimizer, [warmup, decay], milestones=[2])
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     optimizer.step()
+    ...     rates.append(both.get_last_lr()[0])
+    ...     both.step()
+    >>> rates
+    [0.5, 0.75, 1.0, 0.5, 0.25]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: list[LRScheduler],
+        milestones: list[int],
+        last_epoch: int = -1,
+    ) -> None:
+        _check_sequence(self, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                f"than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to {len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Each scheduler took its step 0 when it was made: undo those, and take the
+        # first one's again.
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        first = bisect_right(self._milestones, 0)
+        self._schedulers[first]._initial_step()
+        self._last_lr = schedulers[first].get_last_lr()
+
+    def recursive_undo(self, sched: Any = None) -> None:
+        """One epoch back for every scheduler inside (nested sequences too)."""
+        schedulers = self if sched is None else sched
+        if hasattr(schedulers, "_schedulers"):
+            for scheduler in schedulers._schedulers:
+                self.recursive_undo(scheduler)
+        elif hasattr(schedulers, "last_epoch"):
+            schedulers.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # its start: epoch 0, by its closed form
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every attribute but the optimizer, the schedulers' own state dicts in
+        ``'_schedulers'``."""
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "_schedulers")
+        }
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, scheduler_state in zip(self._schedulers, saved):
+            scheduler.load_state_dict(scheduler_state)
+
+
+def _check_sequence(sequence: Any, optimizer: Optimizer, schedulers: list[LRScheduler]) -> None:
+    """PyTorch's refusals of what SequentialLR is given."""
+    name = type(sequence).__name__
+    if len(schedulers) < 1:
+        raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+    for index, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {index} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                "additional kwargs to be specified when calling `step`, but got one at index "
+                f"{index} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{name} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {type(scheduler).__name__} at index {index} has "
+                f"{scheduler.optimizer}, which is different from {type(optimizer).__name__}."
+            )

@@ -3060,6 +3060,125 @@ def _(lib, inp):
     return out
 
 
+@program("lr-schedulers-one-cycle-sequential-warm-restarts")
+def _(lib, inp):
+    """OneCycleLR (cos and linear, three phases, per-group max_lr, SGD's momentum and
+    Adam's β₁ cycled the other way, the settings it adds to each group, stepping
+    past total_steps refused), SequentialLR (a warm-up then a decay or a cosine:
+    the milestone restarts the next one by its closed form; state_dict with the
+    schedulers' own) and CosineAnnealingWarmRestarts (T_mult 1 and 2, eta_min,
+    fractional step(epoch)), each training a parameter, and their refusals."""
+    S = lib.optim.lr_scheduler
+    out: dict[str, object] = {}
+
+    def run(make_optimizer, make_scheduler, steps):
+        w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+        b = lib.nn.Parameter(lib.tensor([0.5]))
+        optimizer = make_optimizer([{"params": [w]}, {"params": [b], "lr": 0.2}])
+        scheduler = make_scheduler(optimizer)
+        rates, momenta = [scheduler.get_last_lr()], []
+        for _ in range(steps):
+            _train(optimizer, w, b, 1)
+            scheduler.step()
+            rates.append(scheduler.get_last_lr())
+            group = optimizer.param_groups[0]
+            momenta.append(group["betas"][0] if "betas" in group else group.get("momentum"))
+        groups = [{k: v for k, v in g.items() if k != "params"} for g in optimizer.param_groups]
+        state = {k: v for k, v in scheduler.state_dict().items() if k != "_schedulers"}
+        return {
+            "rates": rates,
+            "momenta": momenta,
+            "groups": groups,
+            "params": [w, b],
+            "state": state,
+        }
+
+    def sgd(p):
+        return lib.optim.SGD(p, lr=0.1, momentum=0.9)
+
+    def adam(p):
+        return lib.optim.Adam(p, lr=0.1)
+
+    out["one-cycle"] = run(sgd, lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=10), 10)
+    out["one-cycle-linear"] = run(
+        adam,
+        lambda o: S.OneCycleLR(
+            o, max_lr=[0.5, 2.0], epochs=3, steps_per_epoch=4, anneal_strategy="linear"
+        ),
+        12,
+    )
+    out["one-cycle-three-phase"] = run(
+        sgd,
+        lambda o: S.OneCycleLR(
+            o, max_lr=0.4, total_steps=12, three_phase=True, pct_start=0.25, div_factor=10.0
+        ),
+        12,
+    )
+    out["one-cycle-no-momentum"] = run(
+        lambda p: lib.optim.SGD(p, lr=0.1),
+        lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=6, cycle_momentum=False),
+        6,
+    )
+    out["sequential"] = run(
+        sgd,
+        lambda o: S.SequentialLR(
+            o,
+            [S.LinearLR(o, start_factor=0.25, total_iters=3), S.ExponentialLR(o, gamma=0.5)],
+            milestones=[3],
+        ),
+        7,
+    )
+    out["sequential-three"] = run(
+        adam,
+        lambda o: S.SequentialLR(
+            o,
+            [
+                S.LinearLR(o, start_factor=0.5, end_factor=0.5, total_iters=2),
+                S.CosineAnnealingLR(o, T_max=4),
+                S.StepLR(o, step_size=2, gamma=0.1),
+            ],
+            milestones=[2, 6],
+        ),
+        9,
+    )
+    out["warm-restarts"] = run(sgd, lambda o: S.CosineAnnealingWarmRestarts(o, T_0=3), 8)
+    out["warm-restarts-mult"] = run(
+        sgd, lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2, eta_min=0.01), 10
+    )
+    w = lib.nn.Parameter(lib.ones(1))
+    optimizer = lib.optim.SGD([w], lr=1.0)
+    restarts = S.CosineAnnealingWarmRestarts(optimizer, T_0=4, T_mult=2)
+    fractional = []
+    for epoch in [0.5, 1.25, 4.0, 5.5, 13.0, 2.0]:
+        restarts.step(epoch)
+        fractional.append(
+            [restarts.get_last_lr(), restarts.T_cur, restarts.T_i, restarts.last_epoch]
+        )
+    out["warm-restarts-fractional"] = fractional
+    one = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1, momentum=0.9)
+    short = S.OneCycleLR(one, max_lr=1.0, total_steps=2)
+    short.step()
+    out["refused"] = [
+        attempt(lambda: [short.step(), short.step()]),
+        attempt(lambda: S.OneCycleLR(one, max_lr=1.0)),
+        attempt(lambda: S.OneCycleLR(one, max_lr=1.0, total_steps=0)),
+        attempt(lambda: S.OneCycleLR(one, max_lr=1.0, epochs=2, steps_per_epoch=0)),
+        attempt(lambda: S.OneCycleLR(one, max_lr=1.0, total_steps=5, pct_start=1)),
+        attempt(lambda: S.OneCycleLR(one, max_lr=1.0, total_steps=5, anneal_strategy="exp")),
+        attempt(lambda: S.OneCycleLR(one, max_lr=[1.0, 2.0], total_steps=5)),
+        attempt(lambda: S.OneCycleLR(lib.optim.Adagrad([w]), max_lr=1.0, total_steps=5)),
+        attempt(lambda: S.SequentialLR(optimizer, [], milestones=[])),
+        attempt(lambda: S.SequentialLR(optimizer, [S.StepLR(optimizer, 2)], milestones=[1])),
+        attempt(lambda: S.SequentialLR(optimizer, [S.ReduceLROnPlateau(optimizer)], [])),
+        attempt(lambda: S.SequentialLR(optimizer, [object()], [])),
+        attempt(lambda: S.CosineAnnealingWarmRestarts(optimizer, T_0=0)),
+        attempt(lambda: S.CosineAnnealingWarmRestarts(optimizer, T_0=2, T_mult=0)),
+        attempt(lambda: S.CosineAnnealingWarmRestarts(optimizer, T_0=2, eta_min="0")),
+        attempt(lambda: restarts.step(-1)),
+    ]
+    return out
+
+
 @program("adadelta-adamax-nadam-radam", {"x": Inp((8, 3), F32), "y": Inp((8, 1), F32)})
 def _(lib, inp):
     """Adadelta, Adamax, NAdam and RAdam train a small model for twelve steps as
