@@ -394,6 +394,16 @@ class AutogradPair(RuleBasedStateMachine):
     # and any in-place op write a view of it that selects one element; autogradkit
     # refuses those (docs/differences.md), so the machine does not write gradients.
 
+    @rule(x=st.one_of(leaves, derived), kind=st.sampled_from(["double", "observe"]))
+    def register_hook(self, x, kind):
+        """A hook on a tensor: one that doubles the gradient flowing through it, or
+        one that returns None (the gradient unchanged)."""
+
+        def hook(grad):
+            return grad * 2 if kind == "double" else None
+
+        self._both(lambda lib: x.side(lib).register_hook(hook) and None)
+
     @rule(target=leaves, x=st.one_of(leaves, derived))
     def detach(self, x):
         results = self._both(lambda lib: x.side(lib).detach())
