@@ -129,6 +129,7 @@ from .ops.pointwise import (
     sqrt,
     tanh,
 )
+from .ops.products import addbmm, addmv, addr, baddbmm, chain_matmul, cross, vdot
 from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.sampling import normal
@@ -168,6 +169,13 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "vdot",
+    "cross",
+    "chain_matmul",
+    "baddbmm",
+    "addr",
+    "addmv",
+    "addbmm",
     "save",
     "load",
     "eq",

@@ -144,6 +144,24 @@ class MathMethods(TensorBase):
     def outer(self, vec2):
         return ops.linalg.outer(self, vec2)
 
+    def vdot(self, other):
+        return ops.products.vdot(self, other)
+
+    def cross(self, other, dim=None):
+        return ops.products.cross(self, other, dim)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return ops.products.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return ops.products.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return ops.products.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return ops.products.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
     def inverse(self):
         return ops.square_matrices.inverse(self)
 

@@ -16,6 +16,7 @@ next to its forward, grouped by kind:
 * :mod:`.sampling` — ``normal`` (PyTorch's numbers)
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)
 * :mod:`.linalg` — ``matmul, mm, mv, dot, outer, kron``
+* :mod:`.products` — ``vdot, cross, addmv, addr, baddbmm, addbmm, linalg.multi_dot``
 * :mod:`.square_matrices` — ``linalg.inv, det, slogdet, logdet, linalg.solve, matrix_power``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs

@@ -4017,6 +4017,245 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "vdot-and-cross",
+    {
+        "u": Inp((3,), F32),
+        "v": Inp((3,), F32),
+        "a": Inp((2, 3), F32),
+        "b": Inp((1, 3), F32),
+        "a64": Inp((2, 3), F64),
+        "b64": Inp((2, 3), F64),
+    },
+)
+def _(lib, inp):
+    """vdot (VdotBackward0) and cross / linalg.cross (LinalgCrossBackward0, batches
+    broadcast through ExpandBackward0, torch.cross without dim taking the first
+    dimension of size 3 with PyTorch's warning): values, gradients, second
+    derivatives, gradcheck (forward mode too), Tensor methods and refusals."""
+    u, v = lib.tensor(inp["u"], requires_grad=True), lib.tensor(inp["v"], requires_grad=True)
+    a, b = lib.tensor(inp["a"], requires_grad=True), lib.tensor(inp["b"], requires_grad=True)
+    out: dict[str, object] = {}
+    d = lib.vdot(u, v)
+    out["vdot"] = [d, *lib.autograd.grad(d, (u, v)), u.vdot(v)]
+    c = lib.linalg.cross(u, v)
+    gu, gv = lib.autograd.grad((c * c).sum(), (u, v), create_graph=True)
+    out["cross"] = [c, gu.detach(), gv.detach(), *lib.autograd.grad((gu * gv).sum(), (u, v))]
+    broadcast = lib.linalg.cross(a, b)
+    out["broadcast"] = [broadcast, *lib.autograd.grad(broadcast.sum(), (a, b))]
+    out["dim 0"] = lib.linalg.cross(a.t(), a.t().flip(0), dim=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = lib.cross(lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), lib.ones(3, 2))
+    out["torch.cross without dim"] = [first, len(caught) <= 1]
+    out["method"] = u.cross(v, dim=0)
+    a64, b64 = (
+        lib.tensor(inp["a64"], requires_grad=True),
+        lib.tensor(inp["b64"], requires_grad=True),
+    )
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(lib.linalg.cross, (a64, b64), check_forward_ad=True),
+        lib.autograd.gradcheck(lib.vdot, (a64[0], b64[1]), check_forward_ad=True),
+        lib.autograd.gradgradcheck(lib.linalg.cross, (a64, b64)),
+    ]
+    out["refused"] = [
+        attempt(lambda: lib.vdot(u, lib.ones(2))),
+        attempt(lambda: lib.vdot(a, a)),
+        attempt(lambda: lib.vdot(u, v.double())),
+        attempt(lambda: lib.linalg.cross(lib.ones(2, 2), lib.ones(2, 2))),
+        attempt(lambda: lib.linalg.cross(lib.ones(2, 3), lib.ones(4, 3))),
+        attempt(lambda: lib.linalg.cross(u, v.double())),
+        attempt(lambda: lib.cross(lib.ones(2), lib.ones(2), dim=0)),
+    ]
+    return out
+
+
+@program(
+    "addmv-addr-baddbmm-addbmm",
+    {
+        "b": Inp((2,), F32),
+        "m": Inp((2, 3), F32),
+        "v": Inp((3,), F32),
+        "c": Inp((2, 5), F32),
+        "b1": Inp((4, 2, 3), F32),
+        "b2": Inp((4, 3, 5), F32),
+        "m64": Inp((2, 3), F64),
+        "v64": Inp((3,), F64),
+    },
+)
+def _(lib, inp):
+    """addmv, addr, baddbmm and addbmm: β·input + α·product in one node, values
+    (β = 0 ignores a nan in input), gradients for every operand with β and α,
+    input broadcast, second derivatives, gradcheck (forward mode too), methods,
+    refusals in PyTorch's order."""
+    t = H.leaves(lib, {k: val for k, val in inp.items() if not k.endswith("64")}, grad=list(inp))
+    b, m, v, c, b1, b2 = (t[k] for k in ("b", "m", "v", "c", "b1", "b2"))
+    out: dict[str, object] = {}
+    for name, f, operands in [
+        ("addmv", lambda x, y, z, **k: lib.addmv(x, y, z, **k), (b, m, v)),
+        ("addr", lambda x, y, z, **k: lib.addr(x, y, z, **k), (m, b, v)),
+        ("baddbmm", lambda x, y, z, **k: lib.baddbmm(x, y, z, **k), (c, b1, b2)),
+        ("addbmm", lambda x, y, z, **k: lib.addbmm(x, y, z, **k), (c, b1, b2)),
+    ]:
+        plain = f(*operands)
+        scaled = f(*operands, beta=0.5, alpha=-2)
+        grads = lib.autograd.grad((scaled * scaled).sum(), operands, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), operands)
+        out[name] = [plain, scaled, [g.detach() for g in grads], second]
+    out["beta 0 ignores nan"] = [
+        lib.addmv(lib.full((2,), float("nan")), m, v, beta=0),
+        lib.addr(lib.full((2, 3), float("nan")), b, v, beta=0, alpha=2),
+    ]
+    out["broadcast input"] = [
+        lib.addmv(lib.tensor([1.0]), m, v),
+        lib.addr(lib.tensor(2.0), b, v),
+        lib.baddbmm(lib.ones(5), b1, b2),
+        lib.addbmm(lib.ones(2, 1), b1, b2),
+    ]
+    out["methods"] = [
+        b.addmv(m, v, alpha=2),
+        m.addr(b, v),
+        c.baddbmm(b1, b2, beta=2),
+        c.addbmm(b1, b2),
+    ]
+    m64, v64 = (
+        lib.tensor(inp["m64"], requires_grad=True),
+        lib.tensor(inp["v64"], requires_grad=True),
+    )
+    bias64 = lib.ones(2, dtype=lib.float64, requires_grad=True)
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(
+            lambda x, y, z: lib.addmv(x, y, z, beta=0.5, alpha=3),
+            (bias64, m64, v64),
+            check_forward_ad=True,
+        ),
+        lib.autograd.gradcheck(
+            lambda x, y, z: lib.addr(x, y, z, beta=2), (m64, bias64, v64), check_forward_ad=True
+        ),
+        lib.autograd.gradcheck(
+            lambda x, y, z: lib.baddbmm(x, y, z, alpha=2),
+            (m64, m64.unsqueeze(0).expand(2, 2, 3), m64.t().unsqueeze(0).expand(2, 3, 3)[:, :, :3]),
+            check_forward_ad=True,
+        ),
+        lib.autograd.gradcheck(
+            lambda x, y, z: lib.addbmm(x, y, z, beta=0.5),
+            (m64[:, :2], m64.unsqueeze(0).expand(2, 2, 3), m64.t().unsqueeze(0).expand(2, 3, 2)),
+            check_forward_ad=True,
+        ),
+    ]
+    ones = lib.ones
+    out["refused"] = [
+        attempt(lambda: lib.addmv(ones(2), ones(2, 3), ones(4))),
+        attempt(lambda: lib.addmv(ones(3), ones(2, 3), ones(3))),
+        attempt(lambda: lib.addmv(ones(2), ones(2, 3), ones(3, 1))),
+        attempt(lambda: lib.addmv(ones(2), ones(2, 3, dtype=lib.float64), ones(3))),
+        attempt(lambda: lib.addr(ones(2, 3), ones(2), ones(4))),
+        attempt(lambda: lib.addr(ones(2, 3), ones(2, 1), ones(3))),
+        attempt(lambda: lib.baddbmm(ones(2, 5), ones(4, 2, 3), ones(4, 4, 5))),
+        attempt(lambda: lib.baddbmm(ones(2, 5), ones(4, 2, 3), ones(3, 3, 5))),
+        attempt(lambda: lib.baddbmm(ones(3, 5), ones(4, 2, 3), ones(4, 3, 5))),
+        attempt(lambda: lib.baddbmm(ones(2, 5), ones(2, 3), ones(4, 3, 5))),
+        attempt(lambda: lib.addbmm(ones(2, 5), ones(4, 2, 3), ones(4, 4, 5))),
+        attempt(lambda: lib.addbmm(ones(3, 5), ones(4, 2, 3), ones(4, 3, 5))),
+        attempt(lambda: lib.addbmm(ones(2, 5), ones(4, 2, 3), ones(3, 3, 5))),
+        attempt(lambda: lib.addbmm(ones(2, 5), ones(2, 3), ones(4, 3, 5))),
+    ]
+    return out
+
+
+@program(
+    "multi-dot-and-chain-matmul",
+    {
+        "a": Inp((2, 3), F32),
+        "b": Inp((3, 4), F32),
+        "c": Inp((4, 5), F32),
+        "d": Inp((5, 1), F32),
+        "x": Inp((2,), F32),
+        "y": Inp((5,), F32),
+    },
+)
+def _(lib, inp):
+    """linalg.multi_dot multiplies in the cheapest order, as PyTorch chooses it (two,
+    three and four matrices, vectors first and last), recorded as mm nodes under a
+    view; chain_matmul is it with PyTorch's deprecation warning (one matrix: a
+    clone); gradients and refusals."""
+    t = H.leaves(lib, inp, grad=list(inp))
+    a, b, c, d, x, y = (t[k] for k in "abcdxy")
+    out: dict[str, object] = {}
+    for name, chain in {
+        "two": [a, b],
+        "three": [a, b, c],
+        "three, other order": [b.t(), a.t(), a],
+        "four": [a, b, c, d],
+        "row vector first": [x, a, b],
+        "column vector last": [a, b, c, y],
+        "two vectors": [y, y],
+        "vector, matrix": [x, a],
+    }.items():
+        product = lib.linalg.multi_dot(chain)
+        out[name] = [product, *lib.autograd.grad(product.sum(), chain)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chained = lib.chain_matmul(a, b, c)
+        lone = lib.chain_matmul(a)
+    out["chain_matmul"] = [chained, lone, len(caught) <= 2]
+    out["refused"] = [
+        attempt(lambda: lib.linalg.multi_dot([a])),
+        attempt(lambda: lib.linalg.multi_dot([a, lib.ones(3, 3, 1)])),
+        attempt(lambda: lib.linalg.multi_dot([a, lib.ones(4, 2)])),
+        attempt(lambda: lib.linalg.multi_dot([a, lib.ones(3, dtype=lib.float64)])),
+        attempt(lambda: lib.linalg.multi_dot([lib.ones(2, 2, 2), a])),
+        attempt(lambda: lib.linalg.multi_dot([a, lib.ones(3, 3, 3), b])),
+        attempt(lambda: lib.chain_matmul(x)),
+    ]
+    return out
+
+
+@program("linalg-norms", {"m": Inp((3, 4), F32), "batch": Inp((2, 3, 4), F32), "v": Inp((4,), F32)})
+def _(lib, inp):
+    """linalg.vector_norm, linalg.matrix_norm ('fro', ±1, ±inf: a vector norm then
+    amax/amin, as PyTorch) and linalg.norm choosing between them; values, nodes,
+    gradients, keepdim, dims, and the refusals."""
+    m = lib.tensor(inp["m"], requires_grad=True)
+    batch = lib.tensor(inp["batch"], requires_grad=True)
+    v = lib.tensor(inp["v"], requires_grad=True)
+    out: dict[str, object] = {}
+    results = {
+        "vector_norm": lib.linalg.vector_norm(m),
+        "vector_norm ord 1 dim 1": lib.linalg.vector_norm(m, ord=1, dim=1),
+        "vector_norm inf keepdim": lib.linalg.vector_norm(batch, float("inf"), (0, 2), True),
+        "matrix_norm": lib.linalg.matrix_norm(m),
+        "matrix_norm batch": lib.linalg.matrix_norm(batch),
+    }
+    for order in (1, -1, float("inf"), float("-inf")):
+        results[f"matrix_norm {order}"] = lib.linalg.matrix_norm(m, ord=order)
+        results[f"matrix_norm {order} batch keepdim"] = lib.linalg.matrix_norm(
+            batch, ord=order, keepdim=True
+        )
+        results[f"matrix_norm {order} dims (0, 2)"] = lib.linalg.matrix_norm(
+            batch, ord=order, dim=(0, 2)
+        )
+    results["norm"] = lib.linalg.norm(m)
+    results["norm vector ord 3"] = lib.linalg.norm(v, ord=3)
+    results["norm matrix ord 1"] = lib.linalg.norm(m, ord=1)
+    results["norm matrix fro"] = lib.linalg.norm(m, "fro")
+    results["norm batch"] = lib.linalg.norm(batch)
+    results["norm dim 1"] = lib.linalg.norm(batch, dim=1)
+    results["norm dim (1, 2) ord -inf"] = lib.linalg.norm(batch, float("-inf"), (1, 2))
+    for name, r in results.items():
+        out[name] = [r, *lib.autograd.grad(r.sum(), (m, batch, v), allow_unused=True)]
+    out["refused"] = [
+        attempt(lambda: lib.linalg.matrix_norm(v)),
+        attempt(lambda: lib.linalg.matrix_norm(m, ord=3)),
+        attempt(lambda: lib.linalg.matrix_norm(m, ord="abc")),
+        attempt(lambda: lib.linalg.matrix_norm(m, dim=(0, 0))),
+        attempt(lambda: lib.linalg.norm(batch, ord=1)),
+        attempt(lambda: lib.linalg.vector_norm(lib.ones(3, dtype=lib.long))),
+        attempt(lambda: lib.linalg.matrix_norm(lib.ones(3, 3, dtype=lib.long))),
+    ]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
