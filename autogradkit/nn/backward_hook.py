@@ -30,6 +30,8 @@ class BackwardHookFunction(Function):
     """The identity on its tensor arguments (those that do not require grad stay
     without a gradient); its node is where a backward hook waits."""
 
+    formula = r"f(x) = x \qquad \frac{\partial f}{\partial x} = 1 \text{ (the module's hooks see the gradient here)}"
+
     @staticmethod
     def forward(ctx: Any, *args: Tensor) -> tuple[Tensor, ...]:
         ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
