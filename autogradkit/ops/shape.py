@@ -1086,6 +1086,18 @@ def _out_of_bounds_message(numpy_message: str, advanced: list) -> str:
     4": PyTorch counts the dimension among the index tensors only (``x[:, :, [9]]``
     is "dimension 0"; a mask counts one per dimension it covers), and names neither
     index nor dimension when the size is 0."""
+    shapes = re.fullmatch(
+        r"shape mismatch: indexing arrays could not be broadcast together with shapes (.*)",
+        numpy_message.strip(),
+    )
+    if shapes is not None:  # NumPy's "(2,) (0,)" in PyTorch's "[2], [0]"
+        listed = ", ".join(
+            "[" + ", ".join(re.findall(r"\d+", shape)) + "]"
+            for shape in re.findall(r"\([^)]*\)", shapes[1])
+        )
+        return (
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}"
+        )
     match = re.fullmatch(
         r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", numpy_message
     )
@@ -1146,9 +1158,14 @@ def _split_advanced(key, ndim: int) -> tuple[list, list]:
     )
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if builtins.any(p is Ellipsis for p in parts):
-        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
-        parts = parts[:at] + (slice(None),) * builtins.max(ndim - consumed, 0) + parts[at + 1 :]
+    # Each ``...`` skips the dimensions no other part names (see _basic_parts): with
+    # several, the index tensors may land past the last dimension.
+    fill = (slice(None),) * (ndim - consumed)
+    ellipses = builtins.sum(1 for p in parts if p is Ellipsis)
+    if ellipses > 1 and consumed + ellipses * len(fill) > ndim:
+        reach = consumed + ellipses * len(fill)
+        raise IndexError(f"too many indices for tensor of dimension {ndim} (got {reach})")
+    parts = tuple(q for p in parts for q in (fill if p is Ellipsis else (p,)))
     basic: list[Any] = []
     advanced: list[Any] = []
     for p in parts:
@@ -1194,7 +1211,8 @@ def _basic_getitem(input: Tensor, key, skip_whole: bool) -> Tensor:
     parts = _basic_parts(key, input._data.ndim)
     result, dim = input, 0
     for position, part in enumerate(parts):
-        if skip_whole and isinstance(part, slice) and _takes_all(part, result._data.shape[dim]):
+        whole = skip_whole and isinstance(part, slice) and dim < result._data.ndim
+        if whole and _takes_all(part, result._data.shape[dim]):
             dim += 1
             continue
         result, dim = _index_one_dimension(result, part, dim, position)
@@ -1234,13 +1252,16 @@ def _basic_parts(key, ndim: int) -> tuple:
             )
         raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
     if ndim == 0 and isinstance(key, slice):
+        if key.step is not None and key.step < 0:  # (PyTorch looks at the step first)
+            raise ValueError("step must be greater than zero")
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if Ellipsis in [p for p in parts if not isinstance(p, np.ndarray)]:
-        at = next(i for i, p in enumerate(parts) if p is Ellipsis)
-        parts = parts[:at] + (slice(None),) * (ndim - specified) + parts[at + 1 :]
-    return parts
+    # Each ``...`` stands for the dimensions no other part names (PyTorch lets a key
+    # have several; each one skips that many, so the later ones may point past the
+    # last dimension, where only ``:`` and None are accepted).
+    fill = (slice(None),) * (ndim - specified)
+    return tuple(q for p in parts for q in (fill if p is Ellipsis else (p,)))
 
 
 def _takes_all(part: slice, size: int) -> bool:
@@ -1257,6 +1278,7 @@ def _index_one_dimension(result: Tensor, part, dim: int, position: int) -> tuple
     """Apply one part of a basic index at dimension ``dim``: the new result and the
     dimension the next part applies to."""
     if part is None:
+        _wrap_dim(dim, result._data.ndim + 1)  # past the last dimension (a second ...)
         return Unsqueeze.apply(result, dim), dim + 1
     if isinstance(part, slice):
         if part == slice(None):
@@ -1265,8 +1287,9 @@ def _index_one_dimension(result: Tensor, part, dim: int, position: int) -> tuple
             raise ValueError("slice step cannot be zero")
         if part.step is not None and part.step < 0:
             raise ValueError("step must be greater than zero")
+        _wrap_dim(dim, result._data.ndim)  # past the last dimension (a second ...)
         return Slice.apply(result, (slice(None),) * dim + (part,)), dim + 1
-    size = result._data.shape[dim]
+    size = result._data.shape[dim] if dim < result._data.ndim else 0
     if not -size <= part < size:
         # PyTorch counts the dimension by the index's position (None included).
         raise IndexError(f"index {part} is out of bounds for dimension {position} with size {size}")

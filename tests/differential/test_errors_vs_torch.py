@@ -1490,6 +1490,24 @@ def _(lib, inp):
     return out
 
 
+errors(
+    "indexing-with-several-ellipses-and-mismatched-lists",
+    lambda lib, t: t["m"][..., ..., ::2],
+    lambda lib, t: t["m"][..., ..., 0],
+    lambda lib, t: t["m"][..., ..., :],
+    lambda lib, t: t["m"][..., None, ...],
+    lambda lib, t: t["m"][0, ..., ...],
+    lambda lib, t: t["m"][..., 1, ...],
+    lambda lib, t: t["m"][0][..., ..., None],
+    lambda lib, t: t["m"][..., ..., lib.tensor([1, 0])],
+    lambda lib, t: t["m"][[0, 1], [0, 1, 0]],
+    lambda lib, t: t["m"][[0, 1], []],
+    lambda lib, t: t["m"].sum()[::-1],
+    lambda lib, t: t["m"].sum()[::2],
+    inputs={"m": Inp((2, 2), F32)},
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
