@@ -132,6 +132,33 @@ from .ops.pointwise import (
 from .ops.products import addbmm, addmv, addr, baddbmm, chain_matmul, cross, vdot
 from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
+from .ops.reshaping import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    column_stack,
+    diff,
+    dsplit,
+    dstack,
+    fliplr,
+    flipud,
+    hsplit,
+    hstack,
+    meshgrid,
+    movedim,
+    ravel,
+    row_stack,
+    swapaxes,
+    tensor_split,
+    tril_indices,
+    triu_indices,
+    unflatten,
+    vsplit,
+    vstack,
+)
 from .ops.sampling import normal
 from .ops.select import (
     all,
@@ -151,8 +178,10 @@ from .ops.shape import (
     clone,
     flatten,
     index_put,
+    narrow,
     permute,
     reshape,
+    select,
     squeeze,
     stack,
     t,
@@ -176,6 +205,36 @@ __all__ = [
     "addr",
     "addmv",
     "addbmm",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
+    "column_stack",
+    "concatenate",
+    "diff",
+    "dsplit",
+    "dstack",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "hstack",
+    "meshgrid",
+    "moveaxis",
+    "movedim",
+    "narrow",
+    "ravel",
+    "row_stack",
+    "select",
+    "swapaxes",
+    "swapdims",
+    "tensor_split",
+    "tril_indices",
+    "triu_indices",
+    "unflatten",
+    "vsplit",
+    "vstack",
     "save",
     "load",
     "eq",
@@ -392,6 +451,9 @@ __all__ = [
 
 clip = clamp
 concat = cat
+concatenate = cat
+moveaxis = movedim
+swapdims = swapaxes
 multiply = mul
 subtract = sub
 divide = div

@@ -257,6 +257,48 @@ class MathMethods(TensorBase):
     def select(self, dim: int, index: int):
         return ops.shape.select(self, dim, index)
 
+    def broadcast_to(self, size):
+        return ops.reshaping.broadcast_to(self, size)
+
+    def movedim(self, source, destination):
+        return ops.reshaping.movedim(self, source, destination)
+
+    def moveaxis(self, source, destination):
+        return ops.reshaping.movedim(self, source, destination)
+
+    def swapaxes(self, axis0: int, axis1: int):
+        return ops.reshaping.swapaxes(self, axis0, axis1)
+
+    def swapdims(self, dim0: int, dim1: int):
+        return ops.reshaping.swapaxes(self, dim0, dim1)
+
+    def ravel(self):
+        return ops.reshaping.ravel(self)
+
+    def unflatten(self, dim: int, sizes):
+        return ops.reshaping.unflatten(self, dim, sizes)
+
+    def tensor_split(self, indices_or_sections, dim: int = 0) -> tuple:
+        return ops.reshaping.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections) -> tuple:
+        return ops.reshaping.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections) -> tuple:
+        return ops.reshaping.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections) -> tuple:
+        return ops.reshaping.dsplit(self, indices_or_sections)
+
+    def fliplr(self):
+        return ops.reshaping.fliplr(self)
+
+    def flipud(self):
+        return ops.reshaping.flipud(self)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None):
+        return ops.reshaping.diff(self, n, dim, prepend, append)
+
     def index_put(self, indices, values, accumulate: bool = False):
         return ops.shape.index_put(self, indices, values, accumulate)
 

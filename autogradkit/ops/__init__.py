@@ -20,4 +20,7 @@ next to its forward, grouped by kind:
 * :mod:`.square_matrices` — ``linalg.inv, det, slogdet, logdet, linalg.solve, matrix_power``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs
+* :mod:`.reshaping` — ``broadcast_to, meshgrid, hstack/vstack/dstack, movedim,
+  swapaxes, ravel, unflatten, atleast_nd, tensor_split, fliplr, diff``: built from
+  the views and joins above, so their graphs are PyTorch's
 """

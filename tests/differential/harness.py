@@ -77,6 +77,7 @@ PROGRAM_MODULES = (
     "test_views_vs_torch",
     "test_parity_vs_torch",
     "test_zero_d_vs_torch",
+    "test_shape_vs_torch",
 )
 
 

@@ -1,0 +1,431 @@
+"""Shape, joining, indexing and counting functions against PyTorch: broadcasting
+(``broadcast_to``, ``broadcast_tensors``, ``broadcast_shapes``, ``meshgrid``),
+stacking (``hstack``, ``vstack``, ``dstack``, ``column_stack``), moving
+dimensions, ``ravel``, ``unflatten``, ``atleast_nd``, ``tensor_split`` and its
+h/v/d forms, ``fliplr``/``flipud``, ``diff`` and the triangle index lists.
+
+Each program checks values, dtypes, the recorded graph, gradients, whether a
+result is a view of its input (``_base``, versions, writes reaching the base),
+printing and errors, as the harness records them.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import harness as H
+import pytest
+from harness import Inp, Program, attempt
+
+PROGRAMS: list[Program] = []
+H.import_torch_jvp_decompositions()  # (their first import warns: see there)
+F32, F64 = "float32", "float64"
+
+
+def _seed(pid: str) -> int:
+    return zlib.crc32(pid.encode()) % 100_000
+
+
+def register(pid: str, fn, inputs=None, **options) -> None:
+    pid = "shape/" + pid
+    PROGRAMS.append(Program(pid, fn, dict(inputs or {}), _seed(pid), **options))
+
+
+def program(pid: str, inputs=None, **options):
+    """Decorator: register ``fn(lib, inputs)`` as program ``shape/<pid>``."""
+
+    def decorate(fn):
+        register(pid, fn, inputs, **options)
+        return fn
+
+    return decorate
+
+
+def op(pid: str, f, inputs: dict, grad=None, **options) -> None:
+    """``y = f(lib, **leaves)``, then backward with a fixed random ``v`` per output."""
+    if grad is None:
+        grad = tuple(n for n, i in inputs.items() if i.dtype.startswith("float"))
+    seed = _seed("shape/" + pid)
+
+    def prog(lib, inp):
+        t = H.leaves(lib, inp, grad)
+        y = f(lib, **t)
+        H.backward_outputs(lib, y, seed, "gradient")
+        return {"y": y, **t}
+
+    register(pid, prog, inputs, **options)
+
+
+def view_facts(lib, make_view, base):
+    """Is ``make_view(base)`` a view? Its ``_base``, and whether a write through
+    the base reaches it and a write through it reaches the base (with versions)."""
+    v = make_view(base)
+    before = v.clone()
+    base.mul_(2)
+    seen = v.clone()
+    write = attempt(lambda: v.add_(1))
+    return {
+        "before": before,
+        "seen-after-base-write": seen,
+        "base-after-view-write": base,
+        "write": write if isinstance(write, H.Raised) else None,
+        "is-view": v._base is base,
+        "versions": [v._version, base._version],
+    }
+
+
+# ----------------------------------------------------------------------------- broadcasting
+
+op(
+    "broadcast_to",
+    lambda lib, x: (
+        lib.broadcast_to(x, (2, 3, 4)),
+        x.broadcast_to((3, 4)),
+        lib.broadcast_to(x, (-1, 4)),
+    ),
+    {"x": Inp((3, 1), F64)},
+)
+op(
+    "broadcast_tensors",
+    lambda lib, x, y, z: lib.broadcast_tensors(x, y, z),
+    {"x": Inp((2, 1), F32), "y": Inp((3,), F32), "z": Inp((2, 3), F32)},
+)
+op(
+    "meshgrid-ij",
+    lambda lib, x, y: lib.meshgrid(x, y, indexing="ij"),
+    {"x": Inp((3,), F64), "y": Inp((2,), F64)},
+)
+op(
+    "meshgrid-xy",
+    lambda lib, x, y, z: lib.meshgrid([x, y, z], indexing="xy"),
+    {"x": Inp((3,), F64), "y": Inp((2,), F64), "z": Inp((4,), F64)},
+)
+
+
+@program("broadcast-views-and-errors")
+def _(lib, inp):
+    m = [[1.0, 2.0, 3.0]]
+    out = {
+        "broadcast_to": view_facts(lib, lambda b: lib.broadcast_to(b, (2, 3)), lib.tensor(m)),
+        "broadcast_tensors": view_facts(
+            lib, lambda b: lib.broadcast_tensors(b, lib.zeros(2, 1))[0], lib.tensor(m)
+        ),
+        "meshgrid": view_facts(
+            lib, lambda b: lib.meshgrid(b[0], b[0], indexing="ij")[1], lib.tensor(m)
+        ),
+        "same-shape-is-itself": [
+            t is s for t, s in zip(lib.broadcast_tensors(*[lib.ones(2)] * 2), [lib.ones(2)] * 2)
+        ],
+        "shapes": [
+            lib.broadcast_shapes((2, 1), (3,)),
+            lib.broadcast_shapes(2, (3, 1)),
+            lib.broadcast_shapes(),
+            lib.broadcast_shapes((0, 1), (4,)),
+            lib.broadcast_shapes([5, 1, 3], (1, 4, 1)),
+        ],
+        "one": lib.broadcast_tensors(lib.ones(2)),
+        "meshgrid-0d": lib.meshgrid(lib.tensor(1.0), lib.arange(3.0), indexing="ij"),
+        "meshgrid-one": lib.meshgrid(lib.arange(3), indexing="xy"),
+        "int": lib.broadcast_to(lib.tensor([1, 2]), (2, 2)),
+    }
+    errors = {
+        "broadcast_to": lambda: lib.broadcast_to(lib.ones(3), (2, 4)),
+        "broadcast_to-fewer-dims": lambda: lib.broadcast_to(lib.ones(2, 3), (3,)),
+        "shapes": lambda: lib.broadcast_shapes((2, 3), (4,)),
+        "shapes-later": lambda: lib.broadcast_shapes((1,), (2, 3), (1, 4)),
+        "tensors": lambda: lib.broadcast_tensors(lib.ones(2, 3), lib.ones(4)),
+        "meshgrid-indexing": lambda: lib.meshgrid(lib.ones(2), indexing="foo"),
+        "meshgrid-dtypes": lambda: lib.meshgrid(lib.ones(2), lib.arange(2), indexing="ij"),
+        "meshgrid-empty": lambda: lib.meshgrid(indexing="ij"),
+    }
+    out["errors"] = {name: attempt(f) for name, f in errors.items()}
+    return out
+
+
+@program("meshgrid-warns-without-indexing")
+def _(lib, inp):
+    lib.set_warn_always(True)  # PyTorch warns once per process; here every time
+    try:
+        caught = H.caught_warnings(lambda: lib.meshgrid(lib.arange(2.0), lib.arange(3.0)))
+    finally:
+        lib.set_warn_always(False)
+    return {"warnings": caught}
+
+
+# ----------------------------------------------------------------------------- stacking
+
+op(
+    "hstack-vstack-row_stack-2d",
+    lambda lib, x, y: (lib.hstack([x, y]), lib.vstack((x, y)), lib.row_stack([y, x])),
+    {"x": Inp((2, 3), F64), "y": Inp((2, 3), F64)},
+)
+op(
+    "stacks-of-1d-and-0d",
+    lambda lib, x, s: (
+        lib.hstack([x, s, x]),
+        lib.vstack([x, x * 2]),
+        lib.dstack([x, x]),
+        lib.column_stack([x, x, x]),
+        lib.column_stack([s, s]),
+    ),
+    {"x": Inp((3,), F32), "s": Inp((), F32)},
+)
+op(
+    "dstack-column_stack-2d-concatenate",
+    lambda lib, x, y: (
+        lib.dstack([x, y]),
+        lib.column_stack([x, y[:, 0]]),
+        lib.concatenate([x, y], 1),
+        lib.concat((x, y)),
+        lib.concatenate([x, y], dim=-1),
+    ),
+    {"x": Inp((2, 3), F32), "y": Inp((2, 3), F32)},
+)
+
+
+@program("stacks-mixed-dtypes-and-errors")
+def _(lib, inp):
+    ints, floats = lib.tensor([1, 2]), lib.tensor([0.5, 1.5], dtype=lib.float64)
+    out = {
+        "hstack": lib.hstack([ints, floats]),
+        "vstack": lib.vstack([ints, floats]),
+        "dstack-3d": lib.dstack([lib.ones(2, 2, 1), lib.zeros(2, 2, 2)]),
+        "column_stack-0d": lib.column_stack([lib.tensor(1), lib.tensor(2)]),
+    }
+    errors = {
+        "hstack-empty": lambda: lib.hstack([]),
+        "vstack-empty": lambda: lib.vstack([]),
+        "hstack-tensor": lambda: lib.hstack(lib.ones(2)),
+        "vstack-sizes": lambda: lib.vstack([lib.ones(2), lib.ones(3)]),
+        "column_stack-sizes": lambda: lib.column_stack([lib.ones(2, 2), lib.ones(3)]),
+        "dstack-sizes": lambda: lib.dstack([lib.ones(2), lib.ones(3)]),
+    }
+    out["errors"] = {name: attempt(f) for name, f in errors.items()}
+    return out
+
+
+# ----------------------------------------------------------------------------- moving dimensions
+
+op(
+    "movedim-moveaxis",
+    lambda lib, x: (
+        lib.movedim(x, 0, -1),
+        x.movedim((0, 1), (2, 0)),
+        lib.moveaxis(x, [2], [0]),
+        x.moveaxis(1, 1),
+        lib.movedim(x, (), ()),
+    ),
+    {"x": Inp((2, 3, 4), F64)},
+)
+op(
+    "swapaxes-swapdims-ravel-unflatten",
+    lambda lib, x: (
+        lib.swapaxes(x, 0, -1),
+        x.swapdims(1, 2),
+        x.swapaxes(0, 1).ravel(),
+        lib.ravel(x),
+        x.unflatten(2, (2, 2)),
+        lib.unflatten(x, 1, (-1, 1)),
+    ),
+    {"x": Inp((2, 3, 4), F32)},
+)
+
+
+@program("moved-dims-are-views")
+def _(lib, inp):
+    def base():
+        return lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+    return {
+        "movedim": view_facts(lib, lambda b: lib.movedim(b, 0, 1), base()),
+        "swapaxes": view_facts(lib, lambda b: b.swapaxes(0, 1), base()),
+        "swapdims": view_facts(lib, lambda b: lib.swapdims(b, 1, 0), base()),
+        "ravel": view_facts(lib, lambda b: b.ravel(), base()),
+        "ravel-of-transpose-copies": view_facts(lib, lambda b: b.t().ravel(), base()),
+        "unflatten": view_facts(lib, lambda b: b.unflatten(1, (3, 1)), base()),
+        "narrow": view_facts(lib, lambda b: lib.narrow(b, 1, 1, 2), base()),
+        "select": view_facts(lib, lambda b: lib.select(b, 0, -1), base()),
+        "atleast_3d": view_facts(lib, lambda b: lib.atleast_3d(b), base()),
+    }
+
+
+@program("movedim-unflatten-atleast-errors")
+def _(lib, inp):
+    x = lib.ones(2, 3)
+    errors = {
+        "movedim-counts": lambda: lib.movedim(x, (0, 1), (1,)),
+        "movedim-repeated-source": lambda: lib.movedim(x, (0, 0), (1, 0)),
+        "movedim-repeated-destination": lambda: lib.movedim(x, (0, 1), (1, 1)),
+        "movedim-out-of-range": lambda: lib.movedim(x, 0, 2),
+        "swapaxes-out-of-range": lambda: x.swapaxes(0, 3),
+        "unflatten-product": lambda: x.unflatten(1, (2, 2)),
+        "unflatten-empty": lambda: lib.unflatten(x, 0, ()),
+        "unflatten-dim": lambda: x.unflatten(2, (1, 3)),
+        "narrow-length": lambda: lib.narrow(x, 1, 2, 2),
+        "select-index": lambda: lib.select(x, 1, 3),
+    }
+    return {name: attempt(f) for name, f in errors.items()}
+
+
+op(
+    "atleast_1d-2d-3d",
+    lambda lib, s, v, m: (
+        lib.atleast_1d(s),
+        lib.atleast_1d(v),
+        lib.atleast_2d(s, v),
+        lib.atleast_2d([v, m]),
+        lib.atleast_3d(s),
+        lib.atleast_3d(v),
+        lib.atleast_3d((m,)),
+    ),
+    {"s": Inp((), F64), "v": Inp((3,), F64), "m": Inp((2, 3), F64)},
+)
+op(
+    "narrow-select-top-level",
+    lambda lib, x: (lib.narrow(x, 0, 1, 2), lib.narrow(x, -1, -2, 1), lib.select(x, 1, -1)),
+    {"x": Inp((3, 4), F32)},
+)
+
+# ----------------------------------------------------------------------------- tensor_split and friends
+
+op(
+    "tensor_split-sections",
+    lambda lib, x: (*lib.tensor_split(x, 3), *x.tensor_split(2, dim=1), *x.tensor_split(5, 0)),
+    {"x": Inp((4, 3), F64)},
+)
+op(
+    "tensor_split-indices",
+    lambda lib, x: (
+        *x.tensor_split([1, 3], 1),
+        *lib.tensor_split(x, (2, 1), dim=0),
+        *x.tensor_split([-1, 9], 1),
+        *x.tensor_split(lib.tensor([1]), 1),
+        *x.tensor_split(lib.tensor(2), 0),
+    ),
+    {"x": Inp((3, 4), F64)},
+)
+op(
+    "hsplit-vsplit-dsplit",
+    lambda lib, x, v: (
+        *x.hsplit(2),
+        *lib.vsplit(x, [1]),
+        *lib.dsplit(x.unsqueeze(-1).expand(2, 4, 2), 2),
+        *v.hsplit([2]),
+        *lib.hsplit(v, 3),
+    ),
+    {"x": Inp((2, 4), F32), "v": Inp((6,), F32)},
+)
+
+
+@program("tensor_split-views-and-errors")
+def _(lib, inp):
+    out = {
+        "piece-is-view": view_facts(
+            lib, lambda b: b.tensor_split(2, 1)[1], lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        ),
+        "int": lib.arange(7).tensor_split(3),
+    }
+    x = lib.ones(2, 3)
+    errors = {
+        "zero-sections": lambda: x.tensor_split(0),
+        "0d": lambda: lib.tensor(1.0).tensor_split(1),
+        "2d-indices": lambda: x.tensor_split(lib.tensor([[1]])),
+        "float-indices": lambda: x.tensor_split(lib.tensor([1.0])),
+        "dim": lambda: x.tensor_split(2, 2),
+        "hsplit-divisible": lambda: lib.ones(3).hsplit(2),
+        "vsplit-divisible": lambda: x.vsplit(3),
+        "vsplit-1d": lambda: lib.ones(3).vsplit(1),
+        "dsplit-2d": lambda: x.dsplit(1),
+        "hsplit-0d": lambda: lib.tensor(1.0).hsplit(1),
+        "hsplit-zero": lambda: x.hsplit(0),
+    }
+    out["errors"] = {name: attempt(f) for name, f in errors.items()}
+    return out
+
+
+# ----------------------------------------------------------------------------- flips, diff, triangle indices
+
+op(
+    "fliplr-flipud",
+    lambda lib, x, v: (lib.fliplr(x), x.flipud(), v.flipud(), lib.flipud(x)),
+    {"x": Inp((2, 3), F64), "v": Inp((4,), F64)},
+)
+op(
+    "diff",
+    lambda lib, x: (
+        lib.diff(x),
+        x.diff(n=2, dim=0),
+        x.diff(dim=0, n=3),
+        x.diff(n=5),
+        lib.diff(x, 2, 1),
+    ),
+    {"x": Inp((4, 5), F64)},
+)
+op(
+    "diff-prepend-append",
+    lambda lib, x, p, a: (
+        lib.diff(x, prepend=p),
+        x.diff(append=a, dim=1),
+        x.diff(n=2, prepend=p, append=a),
+        x.diff(0),
+    ),
+    {"x": Inp((2, 3), F32), "p": Inp((2, 1), F32), "a": Inp((2, 2), F32)},
+)
+
+
+@program("diff-ints-bools-errors")
+def _(lib, inp):
+    out = {
+        "int": lib.tensor([1, 5, 2, 2]).diff(),
+        "int-n2": lib.diff(lib.tensor([[1, 4, 9, 16]]), n=2),
+        "bool": lib.tensor([True, False, False, True]).diff(),
+        "bool-n2": lib.tensor([True, False, True]).diff(n=2),
+        "fliplr-int": lib.tensor([[1, 2], [3, 4]]).fliplr(),
+        "fliplr-is-copy": view_facts(lib, lambda b: b.fliplr(), lib.tensor([[1.0, 2.0]])),
+    }
+    errors = {
+        "negative-n": lambda: lib.ones(3).diff(n=-1),
+        "0d": lambda: lib.tensor(1.0).diff(),
+        "prepend-ndim": lambda: lib.ones(2, 3).diff(prepend=lib.ones(3)),
+        "append-size": lambda: lib.ones(2, 3).diff(append=lib.ones(3, 1)),
+        "dim": lambda: lib.ones(2).diff(dim=1),
+        "fliplr-1d": lambda: lib.ones(3).fliplr(),
+        "flipud-0d": lambda: lib.tensor(1.0).flipud(),
+    }
+    out["errors"] = {name: attempt(f) for name, f in errors.items()}
+    return out
+
+
+@program("tril_indices-triu_indices")
+def _(lib, inp):
+    out = {
+        "tril": lib.tril_indices(3, 3),
+        "tril-below": lib.tril_indices(3, 4, -1),
+        "tril-wide-offset": lib.tril_indices(3, 2, 5),
+        "triu": lib.triu_indices(3, 3),
+        "triu-above": lib.triu_indices(4, 3, 1),
+        "triu-far": lib.triu_indices(3, 2, -5),
+        "empty": lib.triu_indices(0, 3),
+        "index-a-matrix": lib.arange(12.0).reshape(3, 4)[tuple(lib.triu_indices(3, 4, 1))],
+    }
+    errors = {
+        "negative-row": lambda: lib.tril_indices(-1, 3),
+        "negative-col": lambda: lib.triu_indices(2, -3),
+        "float": lambda: lib.tril_indices(3, 3, dtype=lib.float32),
+    }
+    out["errors"] = {name: attempt(f) for name, f in errors.items()}
+    return out
+
+
+# ----------------------------------------------------------------------------- the tests
+
+
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_shape_golden(prog):
+    H.check_against_golden(prog)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("prog", H.params(PROGRAMS))
+def test_shape_live(prog):
+    H.check_against_live_torch(prog)
