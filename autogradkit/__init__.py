@@ -112,6 +112,16 @@ from .ops.elementary import (
     tan,
     trunc,
 )
+from .ops.indexing import (
+    index_add,
+    index_copy,
+    masked_select,
+    repeat_interleave,
+    rot90,
+    take,
+    take_along_dim,
+    tile,
+)
 from .ops.linalg import addmm, bmm, dot, kron, matmul, mm, mv, outer
 from .ops.ordering import argsort, median, nanmedian, sort, topk
 from .ops.pointwise import (
@@ -205,6 +215,14 @@ __all__ = [
     "addr",
     "addmv",
     "addbmm",
+    "index_add",
+    "index_copy",
+    "masked_select",
+    "repeat_interleave",
+    "rot90",
+    "take",
+    "take_along_dim",
+    "tile",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",

@@ -460,6 +460,20 @@ class InplaceMethods(TensorBase):
             )
         return self._written_inplace(lambda x: ops.select.scatter_add(x, dim, index, src), src)
 
+    def index_add_(self, dim: int, index, source, *, alpha=1) -> Self:
+        """In place: ``alpha * source``'s slices added at the slices ``index`` along
+        ``dim``, as :func:`~autogradkit.index_add`."""
+        return self._written_inplace(
+            lambda x: ops.indexing.index_add(x, dim, index, source, alpha=alpha), source
+        )
+
+    def index_copy_(self, dim: int, index, source) -> Self:
+        """In place: the slices ``index`` along ``dim`` replaced by ``source``'s, as
+        :func:`~autogradkit.index_copy`."""
+        return self._written_inplace(
+            lambda x: ops.indexing.index_copy(x, dim, index, source), source
+        )
+
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Self:
         """In place: samples of N(mean, std²), the numbers PyTorch's generator gives
         (see :func:`~autogradkit.normal`); recorded with a zero gradient."""

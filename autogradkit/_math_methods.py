@@ -299,6 +299,31 @@ class MathMethods(TensorBase):
     def diff(self, n: int = 1, dim: int = -1, prepend=None, append=None):
         return ops.reshaping.diff(self, n, dim, prepend, append)
 
+    def tile(self, *dims):
+        # x.tile(2, 1) and x.tile((2, 1)), as x.repeat takes them.
+        return ops.indexing.tile(self, dims[0] if len(dims) == 1 else dims)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return ops.indexing.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def rot90(self, k: int = 1, dims=(0, 1)):
+        return ops.indexing.rot90(self, k, dims)
+
+    def take(self, index):
+        return ops.indexing.take(self, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return ops.indexing.take_along_dim(self, indices, dim)
+
+    def masked_select(self, mask):
+        return ops.indexing.masked_select(self, mask)
+
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        return ops.indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim: int, index, source):
+        return ops.indexing.index_copy(self, dim, index, source)
+
     def index_put(self, indices, values, accumulate: bool = False):
         return ops.shape.index_put(self, indices, values, accumulate)
 

@@ -437,6 +437,25 @@ INDEXING = [
     unary("index_two_lists", lambda L, a: a[[0, 1, 1], [2, 0, 2]], shapes=(((2, 3),),)),
     unary("index_bool_mask", lambda L, a: a[L.tensor(checkerboard(a.shape))], shapes=NONSCALAR),
     unary("index_bool_rows", lambda L, a: a[L.tensor([True, False])], shapes=(((2, 3),),)),
+    unary("repeat", lambda L, a: a.repeat(2, 1, 3), shapes=(((2, 3),), ((3,),))),
+    unary("repeat_interleave", lambda L, a: a.repeat_interleave(2, dim=0), shapes=NONSCALAR),
+    unary("rot90", lambda L, a: L.rot90(a, 3, (1, 0)), shapes=(((2, 3),), ((2, 3, 2),))),
+    unary("take", lambda L, a: a.take(L.tensor([[0, 1], [1, 0]])), shapes=NONSCALAR),
+    unary(
+        "masked_select",
+        lambda L, a: a.masked_select(L.tensor(checkerboard(a.shape))),
+        shapes=NONSCALAR,
+    ),
+    binary(
+        "index_add",
+        lambda L, a, s: a.index_add(0, L.tensor([1, 1]), s, alpha=-3),
+        shapes=(((2, 3), (2, 3)),),
+    ),
+    binary(
+        "index_copy",
+        lambda L, a, s: L.index_copy(a, 1, L.tensor([2, 0]), s),
+        shapes=(((2, 3), (2, 2)),),
+    ),
 ]
 
 JOIN = [

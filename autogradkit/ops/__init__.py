@@ -23,4 +23,6 @@ next to its forward, grouped by kind:
 * :mod:`.reshaping` — ``broadcast_to, meshgrid, hstack/vstack/dstack, movedim,
   swapaxes, ravel, unflatten, atleast_nd, tensor_split, fliplr, diff``: built from
   the views and joins above, so their graphs are PyTorch's
+* :mod:`.indexing` — ``tile, repeat_interleave, rot90, take,
+  take_along_dim, masked_select, index_add, index_copy``
 """

@@ -417,6 +417,257 @@ def _(lib, inp):
     return out
 
 
+# ----------------------------------------------------------------------------- repeat, tile, repeat_interleave, rot90
+
+
+def op2(pid: str, f, inputs: dict, **options) -> None:
+    """Second derivative: g = ∂(Σ v⊙f(x))/∂x recorded with create_graph, then
+    Σ g² is differentiated again into x.grad (the graph of g is not compared)."""
+    seed = _seed("shape/" + pid)
+
+    def prog(lib, inp):
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = f(lib, x)
+        v = H.weight_like(lib, y, seed)
+        (g,) = lib.autograd.grad((y * y * v).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        return {"y": y, "g": g, "x": x}
+
+    register(pid, prog, inputs, ignore_graph=True, **options)
+
+
+op(
+    "repeat-tile",
+    lambda lib, x: (
+        x.repeat(2, 1),
+        x.repeat((1, 3)),
+        x.repeat([2, 1, 2]),
+        x.repeat(2, 0),
+        lib.tile(x, (2,)),
+        x.tile(2, 1, 1),
+        x.tile(()),
+    ),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "repeat_interleave",
+    lambda lib, x: (
+        x.repeat_interleave(2),
+        lib.repeat_interleave(x, 3, dim=0),
+        x.repeat_interleave(2, dim=-1),
+        x.repeat_interleave(lib.tensor([1, 0, 2]), dim=1),
+        x.repeat_interleave(lib.tensor(2), dim=0),
+        x.repeat_interleave(lib.tensor([3])),
+        x[0, 0].repeat_interleave(3),
+    ),
+    {"x": Inp((2, 3), F32)},
+)
+op(
+    "rot90",
+    lambda lib, x: (
+        lib.rot90(x),
+        x.rot90(2),
+        x.rot90(-1, [1, 2]),
+        x.rot90(5, (2, 0)),
+        x.rot90(0),
+        x.rot90(1, [-1, -3]),
+    ),
+    {"x": Inp((2, 3, 4), F64)},
+)
+op2("repeat-double-backward", lambda lib, x: x.repeat(2, 3), {"x": Inp((2, 2), F64)})
+op2(
+    "repeat_interleave-double-backward",
+    lambda lib, x: x.repeat_interleave(lib.tensor([2, 1]), 0),
+    {"x": Inp((2, 2), F64)},
+)
+op2("rot90-double-backward", lambda lib, x: x.rot90(3), {"x": Inp((2, 3), F64)})
+
+
+@program("repeat-rot90-errors")
+def _(lib, inp):
+    x = lib.ones(2, 3)
+    errors = {
+        "repeat-fewer": lambda: x.repeat(2),
+        "repeat-negative": lambda: x.repeat(-1, 2),
+        "repeat-nothing": lambda: x.repeat(),
+        "interleave-negative": lambda: x.repeat_interleave(-1),
+        "interleave-counts": lambda: x.repeat_interleave(lib.tensor([1, 2])),
+        "interleave-negative-counts": lambda: x.repeat_interleave(lib.tensor([1, -2]), dim=0),
+        "interleave-2d-counts": lambda: x.repeat_interleave(lib.tensor([[1, 2]]), dim=0),
+        "interleave-float-counts": lambda: lib.repeat_interleave(lib.tensor([1.0, 2.0])),
+        "rot90-one-dim": lambda: x.rot90(1, [0]),
+        "rot90-same-dims": lambda: x.rot90(1, [0, 0]),
+        "rot90-dims-apart": lambda: x.rot90(1, [0, -2]),
+        "rot90-out-of-range": lambda: x.rot90(1, [0, 2]),
+        "rot90-1d": lambda: lib.ones(3).rot90(),
+    }
+    return {
+        "positions": lib.repeat_interleave(lib.tensor([1, 2, 0, 3])),
+        "int": lib.tensor([[1, 2]]).repeat(2, 2),
+        "bool": lib.tensor([True, False]).repeat_interleave(2),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
+# ----------------------------------------------------------------------------- take, take_along_dim, masked_select
+
+op(
+    "take",
+    lambda lib, x: (
+        x.take(lib.tensor([0, 5, 5, -1])),
+        lib.take(x, lib.tensor([[2, 3], [0, 2]])),
+        x.take(lib.tensor(4)),
+    ),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "take_along_dim",
+    lambda lib, x: (
+        lib.take_along_dim(x, lib.tensor([[0], [2]]), dim=1),
+        x.take_along_dim(lib.tensor([[1, 0, 1]]), 0),
+        lib.take_along_dim(x, lib.tensor([5, 0, 0])),
+        x.take_along_dim(x.argsort(dim=1), dim=1),
+        lib.take_along_dim(x[:, :1], lib.tensor([[0, 0, 0]]), dim=0),
+    ),
+    {"x": Inp((2, 3), F32)},
+)
+op(
+    "masked_select",
+    lambda lib, x, w: (
+        x.masked_select(x > 0),
+        lib.masked_select(x, lib.tensor([True, False, True])),
+        w.masked_select(lib.tensor([[True], [False]])),
+        lib.masked_select(w, lib.tensor([[True, False, True], [False, True, True]])),
+    ),
+    {"x": Inp((2, 3), F64), "w": Inp((3,), F64)},
+)
+op2("take-double-backward", lambda lib, x: x.take(lib.tensor([1, 1, 3])), {"x": Inp((2, 2), F64)})
+op2(
+    "masked_select-double-backward",
+    lambda lib, x: x.masked_select(lib.tensor([[True, False], [True, True]])),
+    {"x": Inp((2, 2), F64)},
+)
+
+
+@program("take-masked_select-errors")
+def _(lib, inp):
+    x = lib.ones(2, 3)
+    errors = {
+        "take-out-of-range": lambda: x.take(lib.tensor([6])),
+        "take-negative-out-of-range": lambda: x.take(lib.tensor([-7])),
+        "take-float-index": lambda: x.take(lib.tensor([1.0])),
+        "along-broadcast": lambda: lib.take_along_dim(x, lib.tensor([[0, 1]]), dim=0),
+        "along-ndim": lambda: lib.take_along_dim(x, lib.tensor([0, 1]), dim=1),
+        "along-float": lambda: lib.take_along_dim(x, lib.tensor([[0.0]]), dim=1),
+        "masked-int-mask": lambda: x.masked_select(lib.tensor([1, 0, 1])),
+        "masked-shapes": lambda: x.masked_select(lib.tensor([True, False])),
+    }
+    return {
+        "int": lib.tensor([[1, 2], [3, 4]]).take(lib.tensor([3, 0])),
+        "empty": x.masked_select(x < 0),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
+# ----------------------------------------------------------------------------- index_add, index_copy
+
+INDEX_INPUTS = {"x": Inp((4, 3), F64), "s": Inp((3, 3), F64)}
+op(
+    "index_add",
+    lambda lib, x, s: (
+        x.index_add(0, lib.tensor([0, 2, 0]), s),
+        lib.index_add(x, 1, lib.tensor([2, 2, 1]), s[:2].t().t().expand(4, 3), alpha=-2),
+        x.index_add(-1, lib.tensor([1]), s[:1, :1].expand(4, 1), alpha=0.5),
+    ),
+    INDEX_INPUTS,
+)
+op(
+    "index_copy",
+    lambda lib, x, s: (
+        x.index_copy(0, lib.tensor([3, 1, 0]), s),
+        lib.index_copy(x, 1, lib.tensor([2, 0]), s[:, :2].repeat(2, 1)[:4]),
+        x[0].index_copy(0, lib.tensor(1), s[0, 0]),
+    ),
+    INDEX_INPUTS,
+)
+op(
+    "index_add_-index_copy_-in-place",
+    lambda lib, x, s: (
+        (x * 1).index_add_(0, lib.tensor([1, 1, 3]), s, alpha=3),
+        (x * 1).index_copy_(0, lib.tensor([2, 0, 1]), s),
+    ),
+    INDEX_INPUTS,
+)
+op2(
+    "index_add-double-backward",
+    lambda lib, x: x.index_add(0, lib.tensor([1, 1]), x * x, alpha=2),
+    {"x": Inp((2, 2), F64)},
+)
+op2(
+    "index_copy-double-backward",
+    lambda lib, x: x.index_copy(1, lib.tensor([1]), x[:, :1] ** 3),
+    {"x": Inp((2, 2), F64)},
+)
+
+
+@program("indexing-forward-mode", {"x": Inp((2, 3), F64), "t": Inp((2, 3), F64)})
+def _(lib, inp):
+    fwad = lib.autograd.forward_ad
+    with fwad.dual_level():
+        x = fwad.make_dual(lib.tensor(inp["x"]), lib.tensor(inp["t"]))
+        outputs = {
+            "repeat": x.repeat(2, 1),
+            "repeat_interleave": x.repeat_interleave(2, dim=1),
+            "rot90": x.rot90(),
+            "take": x.take(lib.tensor([4, 0])),
+            "take_along_dim": x.take_along_dim(lib.tensor([[1], [0]]), 1),
+            "masked_select": x.masked_select(lib.tensor([True, False, True])),
+            "index_add": x.index_add(1, lib.tensor([0, 0]), x[:, :2] * 2),
+            "index_copy": x.index_copy(0, lib.tensor([1]), x[:1].exp()),
+            "diff": x.diff(),
+            "hstack": lib.hstack([x, x]),
+        }
+        return {name: list(fwad.unpack_dual(y)) for name, y in outputs.items()}
+
+
+@program("index_add-index_copy-ints-and-errors")
+def _(lib, inp):
+    x, s = lib.zeros(3, 2), lib.ones(2, 2)
+    i = lib.tensor([0, 2])
+    errors = {
+        "add-float-index": lambda: x.index_add(0, lib.tensor([0.0, 2.0]), s),
+        "add-2d-index": lambda: x.index_add(0, i.view(2, 1), s),
+        "add-source-shape": lambda: x.index_add(0, i, lib.ones(2, 3)),
+        "add-count": lambda: x.index_add(0, i, lib.ones(3, 2)),
+        "add-out-of-bounds": lambda: x.index_add(0, lib.tensor([0, 3]), s),
+        "add-negative": lambda: x.index_add(0, lib.tensor([-1]), lib.ones(1, 2)),
+        "add-dtype": lambda: x.index_add(0, i, lib.ones(2, 2, dtype=lib.float64)),
+        "add-dim": lambda: x.index_add(2, i, s),
+        "add-0d-source": lambda: lib.zeros(3).index_add(0, lib.tensor([1]), lib.tensor(5.0)),
+        "copy-float-index": lambda: x.index_copy(0, lib.tensor([0.0, 2.0]), s),
+        "copy-2d-index": lambda: x.index_copy(0, i.view(2, 1), s),
+        "copy-slice-shape": lambda: x.index_copy(0, i, lib.ones(2, 3)),
+        "copy-count": lambda: x.index_copy(0, i, lib.ones(3, 2)),
+        "copy-out-of-bounds": lambda: x.index_copy(0, lib.tensor([0, 3]), s),
+        "copy-ndim": lambda: x.index_copy(0, i, lib.ones(2, 2, 1)),
+        "copy-dtype": lambda: x.index_copy(0, i, lib.ones(2, 2, dtype=lib.float64)),
+        "copy_-leaf": lambda: lib.zeros(2, requires_grad=True).index_copy_(
+            0, lib.tensor([0]), lib.ones(1)
+        ),
+    }
+    return {
+        "int": lib.zeros(3, dtype=lib.int64).index_add(
+            0, lib.tensor([1, 1]), lib.tensor([5, 6]), alpha=2
+        ),
+        "0d-self": lib.zeros(()).index_add(0, lib.tensor([0]), lib.tensor(5.0)),
+        "copy-repeated-index": x.index_copy(
+            0, lib.tensor([1, 1]), lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        ),
+        "copy-0d": lib.zeros(3).index_copy_(0, lib.tensor([1]), lib.tensor(5.0)),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
