@@ -88,6 +88,15 @@ from .ops.comparison import (
     ne,
     not_equal,
 )
+from .ops.counting import (
+    bincount,
+    bucketize,
+    cartesian_prod,
+    combinations,
+    searchsorted,
+    unique,
+    unique_consecutive,
+)
 from .ops.einsum import einsum
 from .ops.elementary import (
     acos,
@@ -215,6 +224,13 @@ __all__ = [
     "addr",
     "addmv",
     "addbmm",
+    "bincount",
+    "bucketize",
+    "cartesian_prod",
+    "combinations",
+    "searchsorted",
+    "unique",
+    "unique_consecutive",
     "index_add",
     "index_copy",
     "masked_select",

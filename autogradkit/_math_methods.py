@@ -324,6 +324,23 @@ class MathMethods(TensorBase):
     def index_copy(self, dim: int, index, source):
         return ops.indexing.index_copy(self, dim, index, source)
 
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim=None,
+    ):
+        return ops.counting.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(
+        self, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim=None
+    ):
+        return ops.counting.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength: int = 0):
+        return ops.counting.bincount(self, weights, minlength)
+
     def index_put(self, indices, values, accumulate: bool = False):
         return ops.shape.index_put(self, indices, values, accumulate)
 

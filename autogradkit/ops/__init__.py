@@ -25,4 +25,6 @@ next to its forward, grouped by kind:
   the views and joins above, so their graphs are PyTorch's
 * :mod:`.indexing` — ``tile, repeat_interleave, rot90, take,
   take_along_dim, masked_select, index_add, index_copy``
+* :mod:`.counting` — ``unique, unique_consecutive, bincount, bucketize,
+  searchsorted, cartesian_prod, combinations``
 """

@@ -668,6 +668,148 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- unique, bincount, bucketize, searchsorted
+
+
+@program("unique", {"x": Inp((3, 4), F32, "halves")})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    rows = lib.tensor([[1, 2], [1, 2], [0, 5], [1, 0]])
+    nan = float("nan")
+    values = x.unique()
+    return {
+        "values": values,
+        "backward": attempt(lambda: values.sum().backward()),
+        "all": lib.unique(x, return_inverse=True, return_counts=True),
+        "unsorted": x.unique(sorted=False, return_counts=True),
+        "inverse-rebuilds": lib.equal(values[x.unique(return_inverse=True)[1]], x.detach()),
+        "dim0": lib.unique(rows, dim=0, return_inverse=True, return_counts=True),
+        "dim1": rows.unique(dim=1, return_counts=True),
+        "dim-grad_fn": lib.unique(x, dim=1),
+        "bool": lib.tensor([True, False, True]).unique(return_counts=True),
+        "0d": lib.unique(lib.tensor(2.0), return_inverse=True),
+        "nan": lib.unique(
+            lib.tensor([1.0, nan, nan, 1.0]), return_inverse=True, return_counts=True
+        ),
+        "empty": lib.unique(lib.zeros(0), return_counts=True),
+        "dim-out-of-range": attempt(lambda: rows.unique(dim=2)),
+    }
+
+
+@program("unique_consecutive", {"x": Inp((6,), F64, "ties")})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    runs = lib.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    values = x.unique_consecutive()
+    return {
+        "values": values,
+        "backward": attempt(lambda: values.sum().backward()),
+        "runs": lib.unique_consecutive(runs, return_inverse=True, return_counts=True),
+        "2d-flat": lib.tensor([[1, 1], [1, 2]]).unique_consecutive(return_inverse=True),
+        "dim0": lib.unique_consecutive(
+            lib.tensor([[1, 1], [1, 1], [2, 2], [1, 1]]),
+            dim=0,
+            return_inverse=True,
+            return_counts=True,
+        ),
+        "dim1": lib.tensor([[1, 1, 2], [3, 3, 3]]).unique_consecutive(dim=1, return_counts=True),
+    }
+
+
+@program("bincount")
+def _(lib, inp):
+    i = lib.tensor([0, 2, 2, 5, 1])
+    w = lib.tensor([0.5, 1.0, 2.0, 4.0, 8.0], requires_grad=True)
+    weighted = i.bincount(w)
+    errors = {
+        "negative": lambda: lib.tensor([-1, 2]).bincount(),
+        "2d": lambda: lib.tensor([[1, 2]]).bincount(),
+        "float": lambda: lib.tensor([1.0, 2.0]).bincount(),
+        "bool": lambda: lib.tensor([True, False, True]).bincount(),
+        "minlength": lambda: i.bincount(minlength=-1),
+        "weights-length": lambda: i.bincount(weights=lib.ones(2)),
+        "backward": lambda: weighted.sum().backward(),
+    }
+    return {
+        "counts": lib.bincount(i),
+        "minlength": i.bincount(minlength=8),
+        "weighted": weighted,
+        "float64-weights": lib.bincount(i, lib.ones(5, dtype=lib.float64), 3),
+        "int-weights": i.bincount(weights=lib.tensor([1, 2, 3, 4, 5])),
+        "empty": lib.tensor([], dtype=lib.int64).bincount(),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
+@program("bucketize-searchsorted", {"x": Inp((2, 3), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    edges = lib.tensor([-1.0, 0.0, 0.5, 1.0])
+    ints = lib.tensor([1, 3, 5, 7])
+    rows = lib.tensor([[1, 3, 5], [2, 4, 6]])
+    errors = {
+        "bucketize-2d-boundaries": lambda: lib.bucketize(lib.ones(1), lib.ones(1, 2)),
+        "searchsorted-side": lambda: lib.searchsorted(ints, lib.tensor([3]), side="middle"),
+        "searchsorted-opposites": lambda: lib.searchsorted(ints, 3, right=True, side="left"),
+        "searchsorted-leading-dims": lambda: lib.searchsorted(rows[:1], lib.tensor([[3], [4]])),
+    }
+    return {
+        "bucketize": lib.bucketize(x, edges),
+        "bucketize-right": lib.bucketize(lib.tensor([[1, 5], [3, 9]]), ints, right=True),
+        "bucketize-left-ties": lib.bucketize(lib.tensor([1, 5, 0, 9]), ints),
+        "bucketize-number": lib.bucketize(3.5, ints),
+        "searchsorted": lib.searchsorted(edges, x),
+        "searchsorted-rows": lib.searchsorted(rows, lib.tensor([[3, 6], [1, 9]])),
+        "searchsorted-right": lib.searchsorted(ints, lib.tensor([[3, 6], [1, 9]]), right=True),
+        "searchsorted-side-right": lib.searchsorted(ints, lib.tensor([7, 0]), side="right"),
+        "searchsorted-number": lib.searchsorted(ints, 5),
+        "searchsorted-same-side": lib.searchsorted(ints, 5, right=True, side="right"),
+        "searchsorted-sorter": lib.searchsorted(
+            lib.tensor([5, 1, 3]), lib.tensor([3, 4]), sorter=lib.tensor([1, 2, 0])
+        ),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
+# ----------------------------------------------------------------------------- cartesian_prod, combinations
+
+op(
+    "cartesian_prod",
+    lambda lib, a, b, c: (lib.cartesian_prod(a, b), lib.cartesian_prod(a, b, c)),
+    {"a": Inp((3,), F64), "b": Inp((2,), F64), "c": Inp((2,), F64)},
+)
+op(
+    "combinations",
+    lambda lib, a: (
+        lib.combinations(a),
+        lib.combinations(a, 3),
+        lib.combinations(a, r=2, with_replacement=True),
+        lib.combinations(a, 1),
+        lib.combinations(a, 5),
+    ),
+    {"a": Inp((4,), F32)},
+)
+
+
+@program("cartesian_prod-combinations-edges")
+def _(lib, inp):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    errors = {
+        "prod-2d": lambda: lib.cartesian_prod(lib.ones(2, 2)),
+        "prod-dtypes": lambda: lib.cartesian_prod(a, lib.tensor([1, 2])),
+        "prod-none": lambda: lib.cartesian_prod(),
+        "combinations-2d": lambda: lib.combinations(lib.ones(2, 2)),
+        "combinations-negative": lambda: lib.combinations(a, -1),
+    }
+    return {
+        "prod-one-is-itself": lib.cartesian_prod(a) is a,
+        "prod-ints": lib.cartesian_prod(lib.tensor([1, 2]), lib.tensor([3])),
+        "combinations-0": lib.combinations(a, 0),
+        "combinations-ints": lib.combinations(lib.tensor([4, 5, 6]), with_replacement=True),
+        "errors": {name: attempt(f) for name, f in errors.items()},
+    }
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
