@@ -148,7 +148,17 @@ from .ops.pointwise import (
     sqrt,
     tanh,
 )
-from .ops.products import addbmm, addmv, addr, baddbmm, chain_matmul, cross, vdot
+from .ops.products import (
+    addbmm,
+    addmv,
+    addr,
+    baddbmm,
+    chain_matmul,
+    cross,
+    inner,
+    tensordot,
+    vdot,
+)
 from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.reshaping import (
@@ -217,6 +227,8 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "tensordot",
+    "inner",
     "vdot",
     "cross",
     "chain_matmul",

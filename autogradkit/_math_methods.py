@@ -144,6 +144,9 @@ class MathMethods(TensorBase):
     def outer(self, vec2):
         return ops.linalg.outer(self, vec2)
 
+    def inner(self, other):
+        return ops.products.inner(self, other)
+
     def vdot(self, other):
         return ops.products.vdot(self, other)
 

@@ -21,7 +21,7 @@ from .arithmetic import broadcast_error
 from .shape import expanded_shape
 
 __all__ = ["vdot", "cross", "linalg_cross", "addmv", "addr", "baddbmm", "addbmm"]
-__all__ += ["multi_dot", "chain_matmul"]
+__all__ += ["multi_dot", "chain_matmul", "tensordot", "inner"]
 
 
 def _scaled(grad, factor):
@@ -591,3 +591,95 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
         if matrix.ndim != 2:
             raise RuntimeError(f"Tensor dimension is {matrix.ndim}, expected 2 instead.")
     return multi_dot(matrices)
+
+
+# -- tensordot and inner ---------------------------------------------------------------
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
+    """The contracted dimensions of a and of b, from tensordot's ``dims``: an int n
+    (the last n of a with the first n of b) or two lists."""
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    first, second = dims
+    if isinstance(first, int) or isinstance(second, int):
+        raise TypeError(
+            "tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int"
+        )
+    first, second = list(first), list(second)
+    if len(first) != len(second):
+        raise RuntimeError("both dimension lists should have same length")
+    return first, second
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
+    """Σ over the contracted dimensions of a·b: ``dims`` pairs dimensions of ``a``
+    with dimensions of ``b``; the result has a's other dimensions, then b's.
+    Computed as PyTorch computes it, so the graph shows its nodes: each operand
+    permuted (contracted dimensions last in a, first in b), reshaped to a matrix,
+    one mm, reshaped back. With nothing left over it is a dot product.
+
+    >>> import autogradkit as torch
+    >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1)
+    tensor([[3., 3., 3., 3.],
+            [3., 3., 3., 3.]])
+    """
+    from .linalg import dot, mm
+
+    dims_a, dims_b = _tensordot_dims(a, b, dims)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    contracted_a = [d % a.ndim for d in dims_a]
+    contracted_b = [d % b.ndim for d in dims_b]
+    left, right, contracted_size = a, b, 1
+    for da, db, given_a, given_b in zip(contracted_a, contracted_b, dims_a, dims_b):
+        size_a, size_b = a.shape[da], b.shape[db]
+        if size_b == 1:  # a size-1 dimension pairs with any size: sum the other side
+            left = left.sum(da, keepdim=True)
+        elif size_a == 1:
+            right = right.sum(db, keepdim=True)
+        elif size_a != size_b:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {size_a} in dim "
+                f"{given_a} and second has size {size_b} in dim {given_b}"
+            )
+        else:
+            contracted_size *= size_a
+    free_a = [d for d in range(a.ndim) if d not in contracted_a]
+    free_b = [d for d in range(b.ndim) if d not in contracted_b]
+    out_shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
+    rows = int(np.prod([a.shape[d] for d in free_a]))
+    columns = int(np.prod([b.shape[d] for d in free_b]))
+    left = left.permute(*free_a, *dims_a)
+    right = right.permute(*dims_b, *free_b)
+    if rows == 1 and columns == 1:
+        # A dot product (PyTorch's path): of the flattened operands when both are
+        # laid out in order, else multiplied and summed (no copies).
+        if left.is_contiguous() and right.is_contiguous():
+            return dot(left.flatten(), right.flatten()).reshape(out_shape)
+        return (left.squeeze() * right.squeeze()).sum().reshape(out_shape)
+    left = left.reshape(rows, contracted_size)
+    right = right.reshape(contracted_size, columns)
+    return mm(left, right).reshape(out_shape)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Σ over the last dimension of both: for vectors the dot product, in general
+    ``tensordot(input, other, ([-1], [-1]))``; a 0-d operand multiplies.
+
+    >>> import autogradkit as torch
+    >>> torch.inner(torch.tensor([1.0, 2.0]), torch.tensor([[1.0, 1.0], [0.0, 3.0]]))
+    tensor([3., 6.])
+    """
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    return tensordot(input, other, ([-1], [-1]))

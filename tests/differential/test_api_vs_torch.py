@@ -4256,6 +4256,78 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "tensordot-and-inner",
+    {
+        "x": Inp((2, 3, 4), F32),
+        "y": Inp((3, 4, 5), F32),
+        "m": Inp((2, 3), F32),
+        "n": Inp((3, 2), F32),
+        "v": Inp((3,), F32),
+        "x64": Inp((2, 3), F64),
+        "y64": Inp((3, 4), F64),
+    },
+)
+def _(lib, inp):
+    """tensordot with dims as an int and as two lists (negative, out of order, a
+    size-1 dimension paired with any size, a non-contiguous operand), fully
+    contracted (a dot product, or a product summed when an operand is not laid out
+    in order), and inner; PyTorch's graphs (permute, view or copy, mm, view),
+    values, gradients, gradcheck (forward mode too) and the refusals."""
+    t = H.leaves(lib, {k: val for k, val in inp.items() if not k.endswith("64")}, grad=list(inp))
+    x, y, m, n, v = (t[k] for k in "xymnv")
+    out: dict[str, object] = {}
+    for name, (a, b, dims) in {
+        "dims 2": (x, y, 2),
+        "dims 1": (m, n, 1),
+        "dims 0": (v, v, 0),
+        "lists": (x, y, ([1, 2], [0, 1])),
+        "lists out of order": (x, y, ([2, 1], [1, 0])),
+        "a copy": (x, y, ([1], [0])),
+        "negative": (m, n, ([-1], [0])),
+        "matrix, vector": (m, v, 1),
+        "full, in order": (m, m, 2),
+        "full, permuted": (m, n, ([0, 1], [1, 0])),
+        "full, vectors": (v, v, 1),
+        "full, sliced": (x[:, :, :2], x[:, :, 2:], 3),
+        "size 1 pairs with 3": (m[:, :1], n, ([1], [0])),
+        "tuple dims": (m, n, ((1, 0), (0, 1))),
+    }.items():
+        r = lib.tensordot(a, b, dims=dims)
+        out[name] = [r, *lib.autograd.grad(r.sum(), (x, y, m, n, v), allow_unused=True)]
+    for name, (a, b) in {
+        "vectors": (v, v),
+        "matrix, vector": (m, v),
+        "vector, matrix": (v, n.t()),
+        "matrices": (m, n.t()),
+        "3-d, matrix": (x, y[:, :, 0]),
+        "0-d": (m, lib.tensor(2.0)),
+    }.items():
+        r = lib.inner(a, b)
+        out["inner " + name] = [r, *lib.autograd.grad(r.sum(), (x, y, m, n, v), allow_unused=True)]
+    out["method"] = m.inner(n.t())
+    x64, y64 = (
+        lib.tensor(inp["x64"], requires_grad=True),
+        lib.tensor(inp["y64"], requires_grad=True),
+    )
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(
+            lambda a, b: lib.tensordot(a, b, 1), (x64, y64), check_forward_ad=True
+        ),
+        lib.autograd.gradcheck(lib.inner, (x64, y64.t()), check_forward_ad=True),
+    ]
+    out["refused"] = [
+        attempt(lambda: lib.tensordot(m, lib.ones(4, 2), dims=1)),
+        attempt(lambda: lib.tensordot(m, n, dims=3)),
+        attempt(lambda: lib.tensordot(m, n, dims=-1)),
+        attempt(lambda: lib.tensordot(m, n, dims=([1], [0, 1]))),
+        attempt(lambda: lib.tensordot(m, n.double(), dims=1)),
+        attempt(lambda: lib.tensordot(m, n, dims=[1, 0])),
+        attempt(lambda: lib.inner(m, lib.ones(2))),
+    ]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
