@@ -51,6 +51,7 @@ every operation to :func:`.forward_ad.push_tangent` while a dual level is active
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import math
@@ -1297,6 +1298,26 @@ def _run_formula(node: Node, grad_output: Any) -> Any:
         return node._function.backward(node, grad_output)
     finally:
         node._differentiable = False
+        _formula.recording = previous
+        with _formulas_lock:
+            _formulas_running -= 1
+
+
+@contextlib.contextmanager
+def scalar_overloads() -> Any:
+    """Record numbers as PyTorch's C++ does, for an operation the kit writes out as
+    a composite of PyTorch's C++ (``pairwise_distance``'s ``x1 - x2 + eps``): there
+    a number operand calls the Scalar overload (``AddBackward1``, no edge for the
+    number), where Python's ``t + 1e-6`` wraps it into a tensor (``AddBackward0``
+    with an edge ``(None, 0)``). The same rule as in a backward formula's constants."""
+    global _formulas_running
+    previous = _formula.recording
+    _formula.recording = True
+    with _formulas_lock:
+        _formulas_running += 1
+    try:
+        yield
+    finally:
         _formula.recording = previous
         with _formulas_lock:
             _formulas_running -= 1

@@ -28,10 +28,12 @@ from ..autograd.function import (
     MultiOutputFunction,
     Reduction,
     _zero_if_none,
+    scalar_overloads,
 )
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import softmax as _softmax
 from ..ops._promotion import result_dtype
+from ..ops.accumulate import Norm
 from ..ops.arithmetic import broadcast_error, refuse_bool_subtraction
 from ..ops.linalg import addmm, matmul
 from ..ops.pointwise import _zeros_like, sigmoid, tanh
@@ -75,6 +77,7 @@ __all__ = [
     "prelu",
     "normalize",
     "cosine_similarity",
+    "pairwise_distance",
     "pad",
     "dropout",
     "one_hot",
@@ -84,6 +87,7 @@ __all__ = [
     "tanh",
     "softmax",
     "log_softmax",
+    "softmin",
     "nll_loss",
     "cross_entropy",
     "linear",
@@ -146,6 +150,20 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     legacy rule, with its deprecation warning."""
     dim = _softmax.implicit_dim(input, dim, "log_softmax", _stacklevel)
     return _softmax.log_softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """softmax of −x along ``dim``: weights that favour the smallest entries
+    (``SoftmaxBackward0`` over ``NegBackward0``, as PyTorch records it).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.softmin(torch.tensor([0.0, 1.0]), dim=0)
+    tensor([0.7311, 0.2689])
+    """
+    dim = _softmax.implicit_dim(input, dim, "softmin", _stacklevel)
+    return _softmax.softmax(-input, dim, dtype)
 
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -1791,6 +1809,36 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     """
     denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denominator
+
+
+class NormDim(Norm):
+    """:class:`Norm` as PyTorch's C++ ``at::norm(x, p, dim)`` records it (what
+    ``pairwise_distance`` calls): the same formula under the older node name."""
+
+    node_name = "NormBackward1"
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """The p-norm distance between the rows of ``x1`` and ``x2`` (broadcast), along
+    the last dimension: ‖x₁ − x₂ + eps‖_p, ``eps`` keeping the norm's gradient
+    finite when the two are equal. Recorded as PyTorch's C++ computes it
+    (``SubBackward0``, ``AddBackward1``, ``NormBackward1``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.pairwise_distance(torch.tensor([[3.0, 0.0]]), torch.tensor([[0.0, 4.0]]))
+    tensor([5.])
+    """
+    last = max(x1.ndim, x2.ndim) - 1
+    with scalar_overloads():  # (AddBackward1 for + eps, as PyTorch's C++ records it)
+        difference = x1 - x2 + eps
+    if difference._data.dtype.kind != "f":  # at::norm takes integers in float32
+        difference = difference.float()
+    dims = (last % difference.ndim,) if difference.ndim else None
+    return NormDim.apply(difference, float(p), dims, keepdim)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -56,6 +56,14 @@ __all__ = [
     "Unflatten",
     "Identity",
     "CosineSimilarity",
+    "PairwiseDistance",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "Softmin",
     "ReLU",
     "LeakyReLU",
     "GELU",
@@ -1595,6 +1603,97 @@ class CosineSimilarity(Module):
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
+class PairwiseDistance(Module):
+    """The p-norm distance between rows: ``nn.functional.pairwise_distance``."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class _ConstantPadNd(Module):
+    """Pads its input's last dimensions with ``value``: ``nn.functional.pad``."""
+
+    dimensions: int  # how many trailing dimensions it pads
+
+    def __init__(self, padding: int | Iterable[int], value: float) -> None:
+        super().__init__()
+        # A number pads every side by it; a sequence is (before, after) per
+        # dimension, the last dimension first.
+        if isinstance(padding, Iterable):
+            self.padding = tuple(padding)
+        else:
+            self.padding = (padding,) * (2 * self.dimensions)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dimension with ``value`` (left, right)."""
+
+    dimensions = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """Pads the last two dimensions with ``value`` (left, right, top, bottom).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.ConstantPad2d((1, 0, 0, 1), 9.0)(torch.ones(1, 1, 2))
+    tensor([[[9., 1., 1.],
+             [9., 9., 9.]]])
+    """
+
+    dimensions = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pads the last three dimensions with ``value``."""
+
+    dimensions = 3
+
+
+class ZeroPad1d(ConstantPad1d):
+    """Pads the last dimension with zeros."""
+
+    def __init__(self, padding: int | Iterable[int]) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    """Pads the last two dimensions with zeros (left, right, top, bottom)."""
+
+    def __init__(self, padding: int | Iterable[int]) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last three dimensions with zeros."""
+
+    def __init__(self, padding: int | Iterable[int]) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
 class ReLU(Module):
     """max(x, 0) elementwise."""
 
@@ -1892,6 +1991,13 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmin(Softmax):
+    """softmax of −x along ``dim``: ``nn.functional.softmin``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)  # the warning names your line
 
 
 class LogSoftmax(Softmax):

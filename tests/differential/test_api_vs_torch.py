@@ -1707,6 +1707,67 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "pairwise-distance-softmin-and-padding-layers",
+    {"x": Inp((3, 4), F32), "y": Inp((3, 4), F32), "x64": Inp((2, 3), F64)},
+)
+def _(lib, inp):
+    """F.pairwise_distance and nn.PairwiseDistance (p = 2, 1, inf; keepdim; a
+    broadcast operand; equal rows kept differentiable by eps; PyTorch's C++ nodes:
+    NormBackward1 over AddBackward1 over SubBackward0), F.softmin and nn.Softmin
+    (the implicit-dim warning), and the constant padding layers (ConstantPad1d/2d/3d,
+    ZeroPad1d/2d/3d: reprs, values, gradients)."""
+    F, nn = lib.nn.functional, lib.nn
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.tensor(inp["y"])
+    out: dict[str, object] = {}
+    for name, options in {
+        "p2": {},
+        "p1": {"p": 1.0},
+        "pinf": {"p": float("inf")},
+        "keepdim": {"keepdim": True, "eps": 1e-3},
+    }.items():
+        d = F.pairwise_distance(x, y, **options)
+        (grad,) = lib.autograd.grad(d.sum(), x)
+        out["distance-" + name] = [d, grad]
+    same = F.pairwise_distance(x, x.detach())
+    out["same"] = [same, lib.autograd.grad(same.sum(), x)[0]]
+    out["broadcast"] = nn.PairwiseDistance()(x, y[0])
+    out["module"] = [repr(nn.PairwiseDistance()), repr(nn.PairwiseDistance(1.0, 1e-3, True))]
+    x64 = lib.tensor(inp["x64"], requires_grad=True)
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(lambda t: F.pairwise_distance(t, t.flip(0) * 2), (x64,)),
+        lib.autograd.gradgradcheck(lambda t: F.softmin(t, dim=1), (x64,)),
+    ]
+    s = F.softmin(x, dim=1)
+    out["softmin"] = [s, lib.autograd.grad((s * s).sum(), x)[0]]
+    out["softmin-implicit"] = H.caught_warnings(lambda: F.softmin(x.detach()))
+    out["softmin-module"] = [repr(nn.Softmin(dim=0)), repr(nn.Softmin()), nn.Softmin(0)(x)]
+    layers = [
+        nn.ConstantPad1d(2, 3.5),
+        nn.ConstantPad1d((0, 1), -1.0),
+        nn.ConstantPad2d((1, 0, 2, 1), 0.5),
+        nn.ConstantPad2d(1, 2.0),
+        nn.ConstantPad3d(1, 1.0),
+        nn.ZeroPad1d((1, 2)),
+        nn.ZeroPad2d(1),
+        nn.ZeroPad2d([0, 1, 1, 0]),
+        nn.ZeroPad3d((1, 0, 0, 1, 1, 0)),
+    ]
+    images = x.reshape(1, 3, 4)
+    padded = []
+    for layer in layers:
+        result = layer(images)
+        padded.append([repr(layer), result, lib.autograd.grad((result * result).sum(), x)[0]])
+    out["padding-layers"] = padded
+    out["refused"] = [
+        attempt(lambda: F.pairwise_distance(x, lib.ones(5))),
+        attempt(lambda: F.pairwise_distance(lib.tensor([[1, 2]]), lib.tensor([[0, 0]]), eps=0)),
+        attempt(lambda: nn.ZeroPad2d((1, 1, 1))(images)),
+    ]
+    return out
+
+
 @program("parameters-to-vector-and-back", {"x": Inp((4, 3), F32)})
 def _(lib, inp):
     """nn.utils.parameters_to_vector (its graph: CatBackward0 over ViewBackward0s, a
