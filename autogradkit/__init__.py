@@ -75,6 +75,7 @@ from .ops.arithmetic import (
     rsub,
     sub,
 )
+from .ops.bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
 from .ops.comparison import (
     eq,
     ge,
@@ -227,6 +228,10 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
     "tensordot",
     "inner",
     "vdot",

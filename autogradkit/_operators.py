@@ -188,15 +188,54 @@ class Operators(TensorBase):
     # PyTorch's other names for them.
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
+    # & | ^ (see ops/bitwise.py): logical on bool masks, bit by bit on integers.
     def __and__(self, other):
-        return self._compare(
-            other, np.logical_and if self._data.dtype == np.bool_ else np.bitwise_and
-        )
+        return ops.bitwise.bitwise("and", self, other)
+
+    def __rand__(self, other):
+        return ops.bitwise.bitwise("and", other, self)
+
+    def __iand__(self, other):
+        return ops.bitwise.bitwise_inplace("and", self, other)
 
     def __or__(self, other):
-        return self._compare(
-            other, np.logical_or if self._data.dtype == np.bool_ else np.bitwise_or
-        )
+        return ops.bitwise.bitwise("or", self, other)
+
+    def __ror__(self, other):
+        return ops.bitwise.bitwise("or", other, self)
+
+    def __ior__(self, other):
+        return ops.bitwise.bitwise_inplace("or", self, other)
+
+    def __xor__(self, other):
+        return ops.bitwise.bitwise("xor", self, other)
+
+    def __rxor__(self, other):
+        return ops.bitwise.bitwise("xor", other, self)
+
+    def __ixor__(self, other):
+        return ops.bitwise.bitwise_inplace("xor", self, other)
+
+    def bitwise_and(self, other):
+        return ops.bitwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return ops.bitwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return ops.bitwise.bitwise_xor(self, other)
+
+    def bitwise_not(self):
+        return ops.bitwise.bitwise_not(self)
+
+    def bitwise_and_(self, other):
+        return ops.bitwise.bitwise_inplace("and", self, other)
+
+    def bitwise_or_(self, other):
+        return ops.bitwise.bitwise_inplace("or", self, other)
+
+    def bitwise_xor_(self, other):
+        return ops.bitwise.bitwise_inplace("xor", self, other)
 
     def __invert__(self):
         if self._data.dtype.kind not in "biu":

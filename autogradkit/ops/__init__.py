@@ -19,6 +19,7 @@ next to its forward, grouped by kind:
 * :mod:`.products` — ``vdot, cross, addmv, addr, baddbmm, addbmm, linalg.multi_dot``
 * :mod:`.square_matrices` — ``linalg.inv, det, slogdet, logdet, linalg.solve, matrix_power``
 * :mod:`.comparison` — ``eq, ne, lt, le, gt, ge`` (bool results; in place: zero gradients)
+* :mod:`.bitwise` — ``& | ^ ~``, ``bitwise_and/or/xor/not`` (bools and integers)
 * :mod:`.split` — ``split, chunk, unbind``: one node, several outputs
 * :mod:`.reshaping` — ``broadcast_to, meshgrid, hstack/vstack/dstack, movedim,
   swapaxes, ravel, unflatten, atleast_nd, tensor_split, fliplr, diff``: built from

@@ -405,6 +405,8 @@ class RPow(Elementwise):
 
     @staticmethod
     def forward(ctx, base, y):
+        if y.dtype.kind == "b" and isinstance(base, bool):  # (bool ** bool stays bool)
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         if y.dtype.kind != "f" and isinstance(base, float):
             y = y.astype(np.float32)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -462,6 +464,17 @@ def _zeros_like(grad_output):
     return np.zeros_like(grad_output)
 
 
+def _remainder(x, y) -> np.ndarray:
+    """x mod y with the sign of y. Floats as PyTorch's kernel computes them: fmod,
+    then y added where the signs differ, so a zero remainder keeps x's sign (-2.0 % 1
+    is -0.0, printed "-0."; NumPy's remainder gives 0.0). Integers as Python's %."""
+    with np.errstate(all="ignore"):
+        if np.result_type(x, y).kind != "f":
+            return np.asarray(np.remainder(x, y))
+        mod = np.fmod(x, y)
+        return np.asarray(np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod))
+
+
 class Remainder(Elementwise):
     """f(x) = x mod c for a number c (``x % 3``, the sign of c as in Python);
     ∂f/∂x = 1 (away from the jumps)"""
@@ -473,8 +486,7 @@ class Remainder(Elementwise):
     def forward(ctx, x, c):
         x, c = promote(x, c)
         _check_integer_divisor(x, c, "remainder_cpu")
-        with np.errstate(all="ignore"):
-            return np.asarray(np.remainder(x, c))
+        return _remainder(x, c)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -494,8 +506,7 @@ class RemainderTensor(BinaryFunction):
         ctx.save_for_backward(*((x, y) if ctx.needs_input_grad[1] else ()))
         x, y = promote(x, y)
         _check_integer_divisor(x, y, "remainder_cpu")
-        with np.errstate(all="ignore"):
-            return np.asarray(np.remainder(x, y))
+        return _remainder(x, y)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -829,7 +840,7 @@ def remainder(input, other) -> Tensor:
     other = _check_operand(other)
     if not isinstance(input, Tensor):
         return NotDifferentiable.apply(
-            np.remainder, "remainder", _check_operand(input, "input"), other
+            _remainder, "remainder", _check_operand(input, "input"), other
         )
     if isinstance(other, Tensor):
         return RemainderTensor.apply(input, other)

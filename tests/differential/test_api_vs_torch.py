@@ -4389,6 +4389,78 @@ def _(lib, inp):
     return out
 
 
+@program("bitwise-operators-and-functions")
+def _(lib, inp):
+    """& | ^ ~ and torch.bitwise_*: logical on bool masks, bit by bit on integers,
+    after PyTorch's promotion (a bool mask with a Python int is int64), floats
+    refused; the reflected forms (5 & t) and the in-place ones (&=, bitwise_xor_),
+    which a bool tensor refuses when the result is int64."""
+    b = lib.tensor([True, False])
+    i = lib.tensor([3, -2])
+    f = lib.tensor([1.5, 2.0])
+    x = lib.tensor([-1.0, 0.5, 2.0])
+    out: dict = {
+        "masks": [(x > 0) & (x < 1), (x > 0) | (x < -0.5), (x > 0) ^ (x > 1), ~(x > 0)],
+        "promoted": [b | 2, b & 2, i & True, i | b, 5 & i, True ^ b, lib.tensor(True) & i],
+        "functions": [
+            lib.bitwise_and(b, 3),
+            lib.bitwise_xor(i, i),
+            lib.bitwise_not(i),
+            b.bitwise_or(b),
+            i.bitwise_not(),
+        ],
+        "refused": [
+            attempt(lambda: f & f),
+            attempt(lambda: i & 2.0),
+            attempt(lambda: f | 1),
+            attempt(lambda: lib.bitwise_not(f)),
+            attempt(lambda: b & lib.ones(3, dtype=lib.bool)),
+        ],
+    }
+    into_bool = b.clone()
+    into_int = i.clone()
+    into_int &= b
+    flipped = i.clone()
+    flipped.bitwise_xor_(1)
+    base = i.clone()
+    view = base[:1]
+    view ^= 7
+    out["in place"] = [
+        attempt(lambda: into_bool.__iand__(i)),
+        [into_int, into_int._version],
+        [flipped, flipped._version],
+        [base, base._version],
+    ]
+    return out
+
+
+@program("remainder-sign-of-zero-and-bool-powers")
+def _(lib, inp):
+    """x % y for floats as PyTorch's kernel computes it (fmod, then y added where the
+    signs differ): a zero remainder keeps x's sign and prints as -0.; True ** a bool
+    tensor is refused as PyTorch refuses it."""
+    values = [-3.5, -2.0, -0.0, 0.0, 1.0, 2.5, float("inf"), float("-inf")]
+    x = lib.tensor(values).reshape(-1, 1)
+    y = lib.tensor(values).reshape(1, -1)
+    b = lib.tensor([True, False])
+    return {
+        "table": [x % y, 1 / (x % y)],  # (1 / ±0 is ±inf: the sign of each zero)
+        "numbers": [
+            lib.tensor([-2.0, 3.0]) % 1,
+            2 % lib.tensor([1.5, -2.0]),
+            -3 % lib.tensor([1.5, -2.0]),
+        ],
+        "repr": repr(lib.tensor([-2.0, 2.0]) % 1.0),
+        "bool powers": [
+            attempt(lambda: True**b),
+            attempt(lambda: lib.pow(True, b)),
+            2**b,
+            2.0**b,
+            b**True,
+        ],
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
