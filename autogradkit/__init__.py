@@ -44,6 +44,14 @@ from ._creation import (
 )
 from ._device import cuda, device, get_default_device, set_default_device
 from ._dtype import bool, double, dtype, float, float32, float64, int64, long
+from ._dtype_queries import (
+    can_cast,
+    get_rng_state,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    set_rng_state,
+)
 from ._legacy import DoubleTensor, FloatTensor, LongTensor
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tracebacks import install as _install_short_tracebacks
@@ -98,6 +106,7 @@ from .ops.counting import (
     unique,
     unique_consecutive,
 )
+from .ops.drawing import bernoulli, multinomial, randint_like
 from .ops.einsum import einsum
 from .ops.elementary import (
     acos,
@@ -241,6 +250,15 @@ __all__ = [
     "addr",
     "addmv",
     "addbmm",
+    "bernoulli",
+    "can_cast",
+    "get_rng_state",
+    "multinomial",
+    "promote_types",
+    "randint_like",
+    "result_type",
+    "set_default_dtype",
+    "set_rng_state",
     "bincount",
     "bucketize",
     "cartesian_prod",

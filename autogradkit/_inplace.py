@@ -474,6 +474,24 @@ class InplaceMethods(TensorBase):
             lambda x: ops.indexing.index_copy(x, dim, index, source), source
         )
 
+    def bernoulli_(self, p=0.5, *, generator=None) -> Self:
+        """In place: 1 with probability ``p`` (a number, or a tensor broadcast to
+        this one's shape), else 0, the numbers PyTorch's generator gives (see
+        :func:`~autogradkit.bernoulli`); recorded with a zero gradient."""
+        self._check_inplace()
+        data = self._data
+        if isinstance(p, TensorBase):
+            from .ops.shape import expanded_shape
+
+            expanded_shape(p._data, data.shape)  # PyTorch's refusal of a p that does not fit
+            sample = ops.drawing.draw_bernoulli(generator, p._data, data.shape, data.dtype)
+            return self._written_inplace(
+                lambda x: ops.drawing.BernoulliInplaceTensor.apply(x, p, sample), p
+            )
+        ops.drawing._check_number_p(p)
+        sample = ops.drawing.draw_bernoulli_number(generator, float(p), data.shape, data.dtype)
+        return self._written_inplace(lambda x: ops.drawing.BernoulliInplace.apply(x, sample))
+
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Self:
         """In place: samples of N(mean, std²), the numbers PyTorch's generator gives
         (see :func:`~autogradkit.normal`); recorded with a zero gradient."""

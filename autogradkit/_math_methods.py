@@ -344,6 +344,12 @@ class MathMethods(TensorBase):
     def bincount(self, weights=None, minlength: int = 0):
         return ops.counting.bincount(self, weights, minlength)
 
+    def bernoulli(self, p=None, *, generator=None):
+        return ops.drawing.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples: int, replacement: builtins.bool = False, *, generator=None):
+        return ops.drawing.multinomial(self, num_samples, replacement, generator=generator)
+
     def index_put(self, indices, values, accumulate: bool = False):
         return ops.shape.index_put(self, indices, values, accumulate)
 

@@ -810,6 +810,179 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- random draws, rng state, dtype rules
+
+
+@program("bernoulli", {"p": Inp((4, 5), F32, "unit"), "q": Inp((7,), F64, "unit")})
+def _(lib, inp):
+    lib.manual_seed(0)
+    p = lib.tensor(inp["p"], requires_grad=True)
+    q = lib.tensor(inp["q"])
+    sample = lib.bernoulli(p)
+    (sample * 3).sum().backward()
+    y = p * 1
+    y.bernoulli_(0.25)
+    z = p * 1
+    z.bernoulli_(q[:5])
+    w = lib.tensor(inp["q"], requires_grad=True) * 2
+    w.bernoulli_(q.clamp(0, 1))
+    return {
+        "sample": sample,
+        "p": p,
+        "float64": lib.bernoulli(q),
+        "method": q.bernoulli(),
+        "number-p": lib.bernoulli(q, 0.7),
+        "number-p-graph": lib.bernoulli(p, 0.5),
+        "in-place-number": y,
+        "in-place-tensor": z,
+        "in-place-of-ints": lib.zeros(6, dtype=lib.int64).bernoulli_(0.5),
+        "in-place-default": lib.zeros(2, 3).bernoulli_(),
+        "w": w,
+        "generator": lib.bernoulli(q, generator=lib.Generator().manual_seed(3)),
+        "after": lib.rand(2),
+    }
+
+
+@program("bernoulli-errors")
+def _(lib, inp):
+    x = lib.tensor([0.2, 0.8], requires_grad=True)
+    errors = {
+        "p-above-1": lambda: lib.bernoulli(lib.tensor([1.5])),
+        "p-negative": lambda: lib.bernoulli(lib.tensor([0.5, -0.1])),
+        "ints": lambda: lib.bernoulli(lib.tensor([1, 0])),
+        "number-p": lambda: lib.zeros(2).bernoulli_(1.5),
+        "tensor-p-shape": lambda: lib.zeros(3).bernoulli_(lib.tensor([0.5, 0.5])),
+        "leaf": lambda: x.bernoulli_(),
+        "number-p-backward": lambda: lib.bernoulli(x, 0.5).sum().backward(),
+    }
+    return {name: attempt(f) for name, f in errors.items()}
+
+
+@program("multinomial", {"w": Inp((3, 5), F32, "positive"), "v": Inp((6,), F64, "positive")})
+def _(lib, inp):
+    lib.manual_seed(1)
+    w, v = lib.tensor(inp["w"]), lib.tensor(inp["v"])
+    return {
+        "with-replacement": lib.multinomial(v, 10, replacement=True),
+        "rows-with-replacement": w.multinomial(4, True),
+        "without": lib.multinomial(v, 4),
+        "all-without": v.multinomial(6),
+        "rows-without": lib.multinomial(w, 3),
+        "one": lib.multinomial(w, 1),
+        "one-with-replacement": v.multinomial(1, replacement=True),
+        "zero-weights-never-drawn": lib.multinomial(lib.tensor([0.0, 1.0, 0.0, 2.0]), 8, True),
+        "after": lib.rand(2),
+    }
+
+
+@program("multinomial-errors")
+def _(lib, inp):
+    p = lib.tensor([0.2, 0.3, 0.5])
+    errors = {
+        "too-many": lambda: lib.multinomial(p, 4),
+        "zero": lambda: lib.multinomial(p, 0),
+        "3d": lambda: lib.multinomial(lib.ones(2, 2, 2), 1),
+        "ints": lambda: lib.multinomial(lib.tensor([1, 2]), 1),
+        "negative": lambda: lib.multinomial(lib.tensor([0.5, -0.5]), 1),
+        "nan": lambda: lib.multinomial(lib.tensor([0.5, float("nan")]), 1),
+        "all-zero": lambda: lib.multinomial(lib.zeros(3), 1),
+    }
+    return {name: attempt(f) for name, f in errors.items()}
+
+
+@program("randint_like-and-rng-state")
+def _(lib, inp):
+    lib.manual_seed(2)
+    out = {
+        "like-float": lib.randint_like(lib.zeros(2, 3), 10),
+        "like-int": lib.randint_like(lib.zeros(4, dtype=lib.int64), 3, 9),
+        "like-dtype": lib.randint_like(lib.zeros(3), 5, dtype=lib.float64),
+    }
+    state = lib.get_rng_state()
+    first = [
+        lib.rand(3),
+        lib.randn(20),
+        lib.randint(0, 5, (4,)),
+        lib.bernoulli(lib.full((3,), 0.5)),
+    ]
+    lib.set_rng_state(state)
+    again = [
+        lib.rand(3),
+        lib.randn(20),
+        lib.randint(0, 5, (4,)),
+        lib.bernoulli(lib.full((3,), 0.5)),
+    ]
+    lib.randn(1)  # leaves a cached normal in the generator ...
+    cached = lib.get_rng_state()
+    one = lib.randn(1)
+    lib.set_rng_state(cached)  # ... which the state keeps
+    out.update(
+        {
+            "state-size": list(state.shape),
+            "same-again": [bool(lib.equal(a, b)) for a, b in zip(first, again)],
+            "first": first,
+            "cached-normal": [one, lib.randn(1)],
+            "float-state": attempt(lambda: lib.set_rng_state(lib.zeros(5056))),
+        }
+    )
+    return out
+
+
+@program("result_type-promote_types-can_cast")
+def _(lib, inp):
+    dtypes = [lib.bool, lib.int64, lib.float32, lib.float64]
+    tensors = [
+        lib.tensor([True]),
+        lib.tensor([1]),
+        lib.tensor([1.0]),
+        lib.tensor([1.0], dtype=lib.float64),
+    ]
+    scalars = [lib.tensor(True), lib.tensor(1), lib.tensor(1.0), lib.tensor(1.0, dtype=lib.float64)]
+    numbers = [True, 2, 1.5]
+    return {
+        "promote_types": [[lib.promote_types(a, b) for b in dtypes] for a in dtypes],
+        "can_cast": [[lib.can_cast(a, b) for b in dtypes] for a in dtypes],
+        "tensor-tensor": [[lib.result_type(a, b) for b in tensors] for a in tensors],
+        "tensor-0d": [[lib.result_type(a, b) for b in scalars] for a in tensors],
+        "0d-number": [[lib.result_type(a, n) for n in numbers] for a in scalars],
+        "number-tensor": [[lib.result_type(n, a) for a in tensors] for n in numbers],
+        "numbers": [[lib.result_type(m, n) for n in numbers] for m in numbers],
+        "errors": {
+            "promote-int": attempt(lambda: lib.promote_types(lib.float32, 1)),
+            "can_cast-int": attempt(lambda: lib.can_cast(1, lib.float32)),
+            "default-int": attempt(lambda: lib.set_default_dtype(lib.int64)),
+        },
+        "default-float32": [lib.set_default_dtype(lib.float32), lib.get_default_dtype()],
+    }
+
+
+def test_set_default_dtype_refuses_what_the_kit_does_not_apply():
+    """float64 as the default would have to reach every creation path and every
+    promotion: the kit refuses it clearly instead of applying it in part."""
+    import autogradkit as torch
+
+    with pytest.raises(NotImplementedError, match="keeps float32 as the default dtype"):
+        torch.set_default_dtype(torch.float64)
+    assert torch.get_default_dtype() is torch.float32
+    assert torch.tensor(1.5).dtype is torch.float32
+
+
+def test_rng_state_is_a_tensor_of_the_state_bytes():
+    """PyTorch's state is a uint8 tensor; the kit's holds the same 5056 bytes as
+    int64 values, and refuses values that are not bytes or a wrong size."""
+    import autogradkit as torch
+    from autogradkit import random
+
+    torch.manual_seed(7)
+    state = torch.get_rng_state()
+    assert state.dtype is torch.int64 and state.shape == (random.STATE_SIZE,)
+    assert (state._data == random.get_rng_state()).all()
+    with pytest.raises(TypeError, match="ByteTensor"):
+        torch.set_rng_state(state + 256)
+    with pytest.raises(RuntimeError, match="size 5056 but found the input RNG state size to be 3"):
+        torch.set_rng_state(state[:3])
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
