@@ -49,6 +49,10 @@ __all__ = [
     "CosineAnnealingWarmRestarts",
     "OneCycleLR",
     "SequentialLR",
+    "MultiplicativeLR",
+    "ConstantLR",
+    "PolynomialLR",
+    "ChainedScheduler",
 ]
 
 _SCHEDULE_DOCS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
@@ -939,3 +943,189 @@ def _check_sequence(sequence: Any, optimizer: Optimizer, schedulers: list[LRSche
                 f"scheduler {type(scheduler).__name__} at index {index} has "
                 f"{scheduler.optimizer}, which is different from {type(optimizer).__name__}."
             )
+
+
+class MultiplicativeLR(LambdaLR):
+    """lr × ``lr_lambda(epoch)`` at each step (the factor multiplies the current
+    rate, where LambdaLR's multiplies the initial one).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> halving = torch.optim.lr_scheduler.MultiplicativeLR(optimizer, lambda epoch: 0.5)
+    >>> rates = []
+    >>> for _ in range(3):
+    ...     optimizer.step()
+    ...     rates.append(halving.get_last_lr()[0])
+    ...     halving.step()
+    >>> rates
+    [1.0, 0.5, 0.25]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(
+                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
+                )
+            self.lr_lambdas = list(lr_lambda)
+        for function in self.lr_lambdas:
+            if not callable(function):
+                raise TypeError(
+                    f"lr_lambda should be a function, but got {type(function).__name__}"
+                )
+        LRScheduler.__init__(self, optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self._is_initial:
+            return self._current_lrs()
+        return [
+            group["lr"] * lr_lambda(self.last_epoch)
+            for lr_lambda, group in zip(self.lr_lambdas, self.optimizer.param_groups)
+        ]
+
+
+class ConstantLR(LRScheduler):
+    """lr × ``factor`` for the first ``total_iters`` epochs, then lr itself (a
+    constant warm-up).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> warmup = torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=2)
+    >>> rates = []
+    >>> for _ in range(4):
+    ...     optimizer.step()
+    ...     rates.append(warmup.get_last_lr()[0])
+    ...     warmup.step()
+    >>> rates
+    [0.5, 0.5, 1.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        after = self.last_epoch >= self.total_iters
+        return [base_lr * (self.factor + after * (1 - self.factor)) for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr decays as (1 − e/``total_iters``)^``power`` to 0 at epoch ``total_iters``
+    (a straight line with power 1), then stays there.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> decay = torch.optim.lr_scheduler.PolynomialLR(optimizer, total_iters=4)
+    >>> rates = []
+    >>> for _ in range(6):
+    ...     optimizer.step()
+    ...     rates.append(decay.get_last_lr()[0])
+    ...     decay.step()
+    >>> rates
+    [1.0, 0.75, 0.5, 0.25, 0.0, 0.0]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        total_iters: int = 5,
+        power: float = 1.0,
+        last_epoch: int = -1,
+    ) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_if_called_directly()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        # The chainable form: the ratio of this epoch's factor to the last one's.
+        decay_factor = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
+        return [lr * decay_factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * remaining**self.power for base_lr in self.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedulers on one optimizer stepped together (their factors
+    multiply): ``step()`` steps each in turn.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> S = torch.optim.lr_scheduler
+    >>> chained = S.ChainedScheduler(
+    ...     [S.ConstantLR(optimizer, factor=0.5, total_iters=2), S.ExponentialLR(optimizer, 0.9)]
+    ... )
+    >>> rates = []
+    >>> for _ in range(4):
+    ...     optimizer.step()
+    ...     rates.append(round(chained.get_last_lr()[0], 4))
+    ...     chained.step()
+    >>> rates
+    [0.5, 0.45, 0.81, 0.729]
+    """
+
+    def __init__(self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
+                "scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_sequence(self, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:  # type: ignore[override]
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every attribute but the optimizer, the schedulers' own state dicts in
+        ``'_schedulers'``."""
+        return SequentialLR.state_dict(self)  # type: ignore[arg-type]
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        SequentialLR.load_state_dict(self, state_dict)  # type: ignore[arg-type]

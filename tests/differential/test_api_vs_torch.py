@@ -2978,6 +2978,14 @@ SCHEDULERS = {
     "linear-short": lambda S, o: S.LinearLR(o, start_factor=0.25, end_factor=0.5, total_iters=3),
     "cosine": lambda S, o: S.CosineAnnealingLR(o, T_max=2, eta_min=0.01),
     "cosine-long": lambda S, o: S.CosineAnnealingLR(o, T_max=10),
+    "multiplicative": lambda S, o: S.MultiplicativeLR(o, lambda epoch: 0.9 ** (epoch % 2)),
+    "constant": lambda S, o: S.ConstantLR(o),
+    "constant-short": lambda S, o: S.ConstantLR(o, factor=0.5, total_iters=2),
+    "polynomial": lambda S, o: S.PolynomialLR(o, total_iters=4),
+    "polynomial-squared": lambda S, o: S.PolynomialLR(o, total_iters=3, power=2.0),
+    "chained": lambda S, o: S.ChainedScheduler(
+        [S.LinearLR(o, start_factor=0.5, total_iters=2), S.ExponentialLR(o, gamma=0.8)]
+    ),
 }
 
 
@@ -3117,6 +3125,50 @@ def _(lib, inp):
         attempt(lambda: lib.optim.Adagrad([w], weight_decay=-1)),
         attempt(lambda: lib.optim.Adagrad([w], initial_accumulator_value=-1)),
         attempt(lambda: lib.optim.Adagrad([w], eps=-1)),
+    ]
+    return out
+
+
+@program("lr-schedulers-multiplicative-constant-polynomial-chained")
+def _(lib, inp):
+    """MultiplicativeLR, ConstantLR, PolynomialLR and ChainedScheduler: their
+    closed forms (the deprecated step(epoch)), a chained warm-up and decay whose
+    state_dict holds the schedulers' own, and their refusals."""
+    S = lib.optim.lr_scheduler
+    w = lib.nn.Parameter(lib.ones(1))
+    out: dict[str, object] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # step(epoch)'s deprecation (api/lr-schedulers)
+        for name, make in {
+            "constant": lambda o: S.ConstantLR(o, factor=0.25, total_iters=3),
+            "polynomial": lambda o: S.PolynomialLR(o, total_iters=4, power=2.0),
+        }.items():
+            jumps = []
+            for epoch in [2, 5, 1, 3]:
+                scheduler = make(lib.optim.SGD([w], lr=1.0))
+                scheduler.step(epoch)
+                jumps.append(scheduler.get_last_lr())
+            out["closed-" + name] = jumps
+    optimizer = lib.optim.SGD([w], lr=1.0)
+    chained = S.ChainedScheduler(
+        [S.ConstantLR(optimizer, factor=0.1, total_iters=2), S.ExponentialLR(optimizer, 0.9)],
+        optimizer=optimizer,
+    )
+    rates = []
+    for _ in range(4):
+        optimizer.step()
+        chained.step()
+        rates.append(chained.get_last_lr())
+    saved = chained.state_dict()
+    out["chained"] = [rates, list(saved), [list(s) for s in saved["_schedulers"]]]
+    other = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+    out["refused"] = [
+        attempt(lambda: S.ConstantLR(optimizer, factor=1.5)),
+        attempt(lambda: S.MultiplicativeLR(optimizer, 0.5)),
+        attempt(lambda: S.MultiplicativeLR(optimizer, [lambda e: 1.0, lambda e: 1.0])),
+        attempt(lambda: S.ChainedScheduler([])),
+        attempt(lambda: S.ChainedScheduler([S.StepLR(other, 1)], optimizer=optimizer)),
+        attempt(lambda: S.ChainedScheduler([S.ReduceLROnPlateau(optimizer)])),
     ]
     return out
 
