@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import quietly
 from ..autograd.function import Elementwise
@@ -346,7 +347,10 @@ class Sign(_ZeroGradient):
 
 def _rounded(rounding, x: np.ndarray) -> np.ndarray:
     """``rounding(x)`` for floats; an integer tensor is already whole, so it comes
-    back as a copy (the result owns its memory, as PyTorch's does)."""
+    back as a copy (the result owns its memory, as PyTorch's does). PyTorch has no
+    rounding kernel for bools."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{rounding.__name__}_vml_cpu\" not implemented for 'Bool'")
     return rounding(x) if x.dtype.kind == "f" else x.copy()
 
 
@@ -418,6 +422,10 @@ class Frac(Elementwise):
     @staticmethod
     @quietly  # inf - trunc(inf) is nan, silently
     def forward(ctx, x):
+        if x.dtype.kind != "f":  # (PyTorch has no integer kernel: nothing to take off)
+            raise NotImplementedError(
+                f"\"frac_cpu\" not implemented for '{scalar_type_name(x.dtype)}'"
+            )
         return x - np.trunc(x)
 
     @staticmethod

@@ -227,6 +227,8 @@ class Relu(Elementwise):
     @staticmethod
     def forward(ctx, x):
         out = np.maximum(0, x)  # x on a tie: relu(-0.0) is -0.0, as in PyTorch
+        if out.dtype is not x.dtype:  # bools (NumPy's maximum made int64 of them)
+            raise RuntimeError("Boolean inputs not supported for relu")
         ctx.save_for_backward(out)
         return out
 

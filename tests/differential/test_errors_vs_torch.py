@@ -1508,6 +1508,20 @@ errors(
 )
 
 
+errors(
+    "rounding-frac-and-relu-of-bools-and-integers",
+    lambda lib, t: lib.tensor([True, False]).floor(),
+    lambda lib, t: lib.tensor([True, False]).ceil(),
+    lambda lib, t: lib.tensor([True, False]).round(),
+    lambda lib, t: lib.tensor([True, False]).trunc(),
+    lambda lib, t: lib.tensor([True, False]).frac(),
+    lambda lib, t: lib.tensor([3, -2]).frac(),
+    lambda lib, t: lib.tensor([True, False]).relu(),
+    lambda lib, t: lib.relu(lib.tensor(True)),
+    lambda lib, t: [lib.tensor([3, -2]).floor(), lib.tensor([3, -2]).relu(), t["x"].frac()],
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
