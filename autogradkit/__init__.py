@@ -106,7 +106,7 @@ from .ops.counting import (
     unique,
     unique_consecutive,
 )
-from .ops.drawing import bernoulli, multinomial, randint_like
+from .ops.drawing import bernoulli, multinomial, poisson, randint_like
 from .ops.einsum import einsum
 from .ops.elementary import (
     acos,
@@ -251,6 +251,7 @@ __all__ = [
     "addmv",
     "addbmm",
     "bernoulli",
+    "poisson",
     "can_cast",
     "get_rng_state",
     "multinomial",

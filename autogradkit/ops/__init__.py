@@ -28,5 +28,5 @@ next to its forward, grouped by kind:
   take_along_dim, masked_select, index_add, index_copy``
 * :mod:`.counting` — ``unique, unique_consecutive, bincount, bucketize,
   searchsorted, cartesian_prod, combinations``
-* :mod:`.drawing` — ``bernoulli, multinomial, randint_like`` (PyTorch's numbers)
+* :mod:`.drawing` — ``bernoulli, multinomial, poisson, randint_like`` (PyTorch's numbers)
 """

@@ -11,6 +11,9 @@ How PyTorch draws them (``aten/src/ATen/native/cpu/DistributionTemplates.h``,
 * ``multinomial`` with replacement: per row, one float64 uniform per sample,
   looked up in the row's cumulative distribution (the first category whose
   cumulative probability is not below it).
+* ``poisson(rates)``: PyTorch's ``sample_poisson`` element by element, from
+  float64 uniforms: multiplying uniforms until the product falls below e^−λ for
+  λ < 10, Hörmann's transformed rejection for λ ≥ 10.
 * ``multinomial`` without replacement (or one sample): the exponential trick,
   q ~ Exp(1) as −log(1 − u) from float64 uniforms, and the categories with the
   largest p / q (``argmax`` for one sample, ``topk`` for more).
@@ -26,6 +29,8 @@ tensor([0., 0., 1.])
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._dtype import scalar_type_name
@@ -34,7 +39,7 @@ from ..tensor import Tensor
 from .counting import _no_derivative, _NotImplemented
 from .sampling import _zeros
 
-__all__ = ["bernoulli", "multinomial", "randint_like"]
+__all__ = ["bernoulli", "multinomial", "randint_like", "poisson"]
 
 
 class Bernoulli(Function):
@@ -258,3 +263,90 @@ def randint_like(
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+class Poisson(Function):
+    """f(λ) = a sample of Poisson(λ), drawn before the node is made;
+    ∂ℓ/∂λ = 0 (PyTorch's derivative of a sample)"""
+
+    node_name = "PoissonBackward0"
+    formula = r"f(\lambda) \sim \operatorname{Poisson}(\lambda) \qquad \frac{\partial \ell}{\partial \lambda} = 0"
+
+    @staticmethod
+    def forward(ctx, rates, sample):
+        ctx.shape = rates.shape
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _zeros(grad_output, ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return np.zeros_like(ctx.result)
+
+
+def _sample_poisson(rate: float, uniform) -> int:
+    """PyTorch's ``sample_poisson`` (``aten/src/ATen/native/Distributions.cpp``),
+    step for step; ``uniform()`` is the next float64 uniform."""
+    if rate >= 10:
+        # Transformed rejection (Hörmann, 1993).
+        slam, loglam = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= (
+                -rate + k * loglam - math.lgamma(k + 1.0)
+            ):
+                return k
+    if rate == 0:
+        return 0
+    # Multiply uniforms until the product falls below e^-rate.
+    floor, count, product = math.exp(-rate), 0, 1.0
+    while True:
+        product *= uniform()
+        if product > floor:
+            count += 1
+        else:
+            return count
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """A sample of Poisson(λ) for each rate λ in ``input`` (a float tensor; the
+    counts come back in its dtype). Recorded with a zero gradient
+    (PoissonBackward0) when the rates require grad.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.poisson(torch.tensor([0.5, 3.0, 12.0]))
+    tensor([ 2.,  4., 13.])
+    """
+    data = input._data
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"poisson_cpu\" not implemented for '{scalar_type_name(data.dtype)}'"
+        )
+    if data.size and not (data >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    gen = _generator(generator)
+
+    def uniform() -> float:
+        return float(gen._uniform(1, np.float64)[0])
+
+    counts = [_sample_poisson(float(rate), uniform) for rate in data.reshape(-1).tolist()]
+    sample = np.array(counts, dtype=data.dtype).reshape(data.shape)
+    if input.requires_grad:
+        return Poisson.apply(input, sample)
+    return Tensor._make(sample)

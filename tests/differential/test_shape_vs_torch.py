@@ -928,6 +928,27 @@ def _(lib, inp):
     return out
 
 
+@program("poisson", {"r": Inp((4, 6), F64, "positive"), "s": Inp((30,), F32, "positive")})
+def _(lib, inp):
+    lib.manual_seed(3)
+    r = lib.tensor(inp["r"], requires_grad=True)
+    s = lib.tensor(inp["s"])
+    small = lib.poisson(r)
+    (small * 2).sum().backward()
+    return {
+        "small": small,
+        "r": r,
+        "large-rates": lib.poisson(s * 15),
+        "very-large": lib.poisson(lib.tensor([100.0, 1000.0, 12345.5])),
+        "zero-and-ten": lib.poisson(lib.tensor([0.0, 10.0, 9.99])),
+        "after": lib.rand(2),
+        "errors": {
+            "negative": attempt(lambda: lib.poisson(lib.tensor([-1.0]))),
+            "ints": attempt(lambda: lib.poisson(lib.tensor([1, 2]))),
+        },
+    }
+
+
 @program("result_type-promote_types-can_cast")
 def _(lib, inp):
     dtypes = [lib.bool, lib.int64, lib.float32, lib.float64]
