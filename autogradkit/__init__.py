@@ -232,6 +232,7 @@ from .ops.special import addcmul, atan2, erf, erfinv, hypot, isclose, lerp, xlog
 from .ops.split import chunk, split, unbind
 from .ops.square_matrices import det, inverse, logdet, matrix_power, slogdet
 from .ops.statistics import amax, amin, std, std_mean, var, var_mean
+from .ops.trapezoid import trapezoid, trapz
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
@@ -241,6 +242,8 @@ __all__ = [
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
+    "trapz",
+    "trapezoid",
     "tensordot",
     "inner",
     "vdot",

@@ -4486,6 +4486,41 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "trapezoid-and-trapz", {"y": Inp((3, 5), F32), "x": Inp((5,), F32), "x2": Inp((3, 5), F32)}
+)
+def _(lib, inp):
+    """trapezoid/trapz with unit spacing, a constant dx, sample points x (1-d, of
+    y's shape, along another dim), an empty interval; PyTorch's graphs (MulBackward1
+    and DivBackward1: its C++ multiplies by numbers), gradients for y and x, second
+    derivatives and the refusals."""
+    y = lib.tensor(inp["y"], requires_grad=True)
+    x = lib.tensor(inp["x"]).cumsum(0).detach().requires_grad_()
+    x2 = lib.tensor(inp["x2"], requires_grad=True)
+    out: dict[str, object] = {}
+    for name, r in {
+        "unit": lib.trapezoid(y),
+        "dx": lib.trapezoid(y, dx=0.25),
+        "dim 0": lib.trapezoid(y, dx=2, dim=0),
+        "x": lib.trapezoid(y, x),
+        "x like y": lib.trapezoid(y, x2),
+        "x along dim 0": lib.trapezoid(y, x[:3], dim=0),
+        "trapz": lib.trapz(y, x),
+        "trapz dx": lib.trapz(y, dx=3.0),
+    }.items():
+        out[name] = [r, *lib.autograd.grad(r.sum(), (y, x, x2), allow_unused=True)]
+    r = lib.trapezoid(y * y, x)
+    gy, gx = lib.autograd.grad(r.sum(), (y, x), create_graph=True)
+    out["second"] = [gy.detach(), gx.detach(), *lib.autograd.grad((gy * gx).sum(), (y, x))]
+    out["empty"] = lib.trapezoid(lib.ones(2, 0))
+    out["refused"] = [
+        attempt(lambda: lib.trapezoid(y, lib.ones(2))),
+        attempt(lambda: lib.trapezoid(y, dim=2)),
+        attempt(lambda: lib.trapezoid(y, x, dx=1.0)),
+    ]
+    return out
+
+
 @program("remainder-sign-of-zero-and-bool-powers")
 def _(lib, inp):
     """x % y for floats as PyTorch's kernel computes it (fmod, then y added where the
