@@ -106,6 +106,7 @@ from .ops.counting import (
     unique,
     unique_consecutive,
 )
+from .ops.distance import cdist
 from .ops.drawing import bernoulli, multinomial, poisson, randint_like
 from .ops.einsum import einsum
 from .ops.elementary import (
@@ -348,6 +349,7 @@ __all__ = [
     "autograd",
     "bool",
     "cat",
+    "cdist",
     "ceil",
     "clamp",
     "clamp_max",

@@ -332,6 +332,14 @@ def _error_programs(L):
         "unpack a number": in_level(lambda: fw.unpack_dual(3.0)),
         "exit without level": fw.exit_dual_level,
         "floor_divide": in_level(lambda: fw.make_dual(x, L.ones(3)) // 2),
+        "cdist": in_level(lambda: L.cdist(fw.make_dual(x, L.ones(3)).view(3, 1), x.view(3, 1))),
+        "cdist-matrix-products": in_level(
+            lambda: L.cdist(
+                fw.make_dual(x, L.ones(3)).view(3, 1),
+                x.view(3, 1),
+                compute_mode="use_mm_for_euclid_dist",
+            )
+        ),
     }
 
 

@@ -1121,6 +1121,33 @@ def test_gradcheck_returns_true_on_correct_functions(fn):
     assert gradcheck(fn, (x, y), raise_exception=False) is True
 
 
+@pytest.mark.parametrize(
+    "p, rows, mode",
+    [
+        (2.0, 4, "use_mm_for_euclid_dist_if_necessary"),
+        (2.0, 27, "use_mm_for_euclid_dist_if_necessary"),
+        (2.0, 3, "use_mm_for_euclid_dist"),
+        (1.0, 4, "donot_use_mm_for_euclid_dist"),
+        (0.5, 3, "use_mm_for_euclid_dist_if_necessary"),
+        (3.0, 4, "use_mm_for_euclid_dist_if_necessary"),
+        (float("inf"), 4, "use_mm_for_euclid_dist_if_necessary"),
+    ],
+)
+def test_cdist_gradcheck(p, rows, mode):
+    """cdist is outside the table above: PyTorch has no forward mode for it, and no
+    second derivative on its direct path (the matrix-product path has one)."""
+    rng = np.random.default_rng(rows + int(10 * min(p, 9)))
+    x1 = ak.tensor(rng.standard_normal((rows, 3)), requires_grad=True)
+    x2 = ak.tensor(rng.standard_normal((2, 1, 3)), requires_grad=True)  # broadcast batch
+
+    def distances(a, b):
+        return ak.cdist(a, b, p=p, compute_mode=mode)
+
+    assert gradcheck(distances, (x1, x2))
+    if p == 2 and (rows > 25 or mode == "use_mm_for_euclid_dist"):
+        assert gradgradcheck(distances, (x1, x2))
+
+
 def test_gradcheck_accepts_a_single_tensor_and_skips_constant_inputs():
     x, y = _pair()
     assert gradcheck(lambda t: t.exp(), x) is True

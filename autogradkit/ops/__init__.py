@@ -12,6 +12,7 @@ next to its forward, grouped by kind:
   indexing, ``stack, cat, clone``
 * :mod:`.special` — ``erf, erfinv, atan2, hypot, xlogy, lerp, addcmul`` (and ``isclose``)
 * :mod:`.ordering` — ``sort, argsort, topk, median, nanmedian``
+* :mod:`.distance` — ``cdist`` (distances between rows)
 * :mod:`.einsum` — ``einsum`` (its gradient: an einsum per operand)
 * :mod:`.sampling` — ``normal`` (PyTorch's numbers)
 * :mod:`.statistics` — ``var, std`` and ``amax, amin`` (over several dimensions)

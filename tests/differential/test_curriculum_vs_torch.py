@@ -975,6 +975,83 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- cdist
+
+for dt in FLOATS:
+    op(
+        f"cdist/{dt}",
+        lambda lib, a, b: lib.cdist(a, b),
+        {"a": Inp((4, 3), dt), "b": Inp((5, 3), dt)},
+    )
+    op(
+        f"cdist/matrix-products-{dt}",
+        lambda lib, a, b: lib.cdist(a, b),
+        {"a": Inp((27, 2), dt), "b": Inp((3, 2), dt)},
+    )
+for _p in (1.0, 0.0, 3.0, 0.5, math.inf):
+    op(
+        f"cdist/p-{_p}",
+        lambda lib, a, b, p=_p: lib.cdist(a, b, p=p),
+        {"a": Inp((3, 4), F64, "halves"), "b": Inp((2, 4), F64, "halves")},
+    )
+op(
+    "cdist/batched-broadcast",
+    lambda lib, a, b: lib.cdist(a, b),
+    {"a": Inp((2, 3, 2), F64), "b": Inp((1, 4, 2), F64)},
+)
+op(
+    "cdist/batched-broadcast-matrix-products",
+    lambda lib, a, b: lib.cdist(a, b),
+    {"a": Inp((2, 26, 2), F64), "b": Inp((1, 4, 2), F64)},
+)
+op(
+    "cdist/mode-always-matrix-products",
+    lambda lib, a, b: lib.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+    {"a": Inp((3, 2), F64), "b": Inp((4, 2), F64)},
+)
+op(
+    "cdist/mode-never-matrix-products",
+    lambda lib, a, b: lib.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+    {"a": Inp((30, 2), F64), "b": Inp((2, 2), F64)},
+)
+op(
+    "cdist/coinciding-points",
+    lambda lib, a: (lib.cdist(a, a), lib.cdist(a, a, p=1), lib.cdist(a, a, p=math.inf)),
+    {"a": Inp((3, 2), F64, "ties")},
+)
+op(
+    "cdist/nearest-centre-loss",
+    lambda lib, x, c: lib.cdist(x, c).min(dim=1).values.pow(2).mean(),
+    {"x": Inp((6, 2), F32), "c": Inp((2, 2), F32)},
+)
+op2(
+    "cdist/matrix-products-double-backward",
+    lambda lib, x: lib.cdist(x, x[:2] * 2, compute_mode="use_mm_for_euclid_dist"),
+    {"x": Inp((3, 2), F64)},
+)
+
+
+@register_program("cdist/errors", {"a": Inp((4, 3), F64), "b": Inp((5, 3), F64)})
+def _(lib, inp):
+    a = lib.tensor(inp["a"], requires_grad=True)
+    b = lib.tensor(inp["b"], requires_grad=True)
+    (g,) = lib.autograd.grad(lib.cdist(a, b).sum(), a, create_graph=True)
+    return {
+        "double-backward": attempt(lambda: g.sum().backward()),
+        "1d": attempt(lambda: lib.cdist(a[0], b)),
+        "columns": attempt(lambda: lib.cdist(a, b[:, :2])),
+        "negative-p": attempt(lambda: lib.cdist(a, b, p=-1)),
+        "int": attempt(lambda: lib.cdist(a.long(), b.long())),
+        "dtypes": attempt(lambda: lib.cdist(a, b.float())),
+        "mode": attempt(lambda: lib.cdist(a, b, compute_mode="foo")),
+        "empty": lib.cdist(lib.zeros(0, 3), lib.zeros(2, 3)),
+        "no-columns": [
+            lib.cdist(lib.zeros(2, 0), lib.zeros(3, 0)),
+            lib.cdist(lib.zeros(2, 0), lib.zeros(30, 0)),
+        ],
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:
