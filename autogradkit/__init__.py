@@ -69,7 +69,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops.accumulate import cumprod, cumsum, norm, prod
+from .ops.accumulate import cummax, cummin, cumprod, cumsum, logcumsumexp, norm, prod
 from .ops.arithmetic import (
     add,
     div,
@@ -360,6 +360,8 @@ __all__ = [
     "cos",
     "cosh",
     "cuda",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "det",
@@ -423,6 +425,7 @@ __all__ = [
     "log1p",
     "log2",
     "log_softmax",
+    "logcumsumexp",
     "logdet",
     "logspace",
     "logsumexp",

@@ -495,6 +495,16 @@ class MathMethods(TensorBase):
     def cumsum(self, dim, *, dtype=None):
         return ops.accumulate.cumsum(self, dim, dtype=dtype)
 
+    def logcumsumexp(self, *dim, **given):
+        # dim is required: the function words PyTorch's error when it is missing
+        return ops.accumulate.logcumsumexp(self, *dim, **given)
+
+    def cummax(self, *dim, **given):
+        return ops.accumulate.cummax(self, *dim, **given)
+
+    def cummin(self, *dim, **given):
+        return ops.accumulate.cummin(self, *dim, **given)
+
     def cumprod(self, dim=None, *, dtype=None):
         return ops.accumulate.cumprod(self, dim, dtype=dtype)
 

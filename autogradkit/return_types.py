@@ -106,3 +106,15 @@ class linalg_slogdet(_SignLogabsdet):  # PyTorch's name for what torch.linalg.sl
     """What ``linalg.slogdet(A)`` returns."""
 
     __slots__ = ()
+
+
+class cummax(_ValuesIndices):  # PyTorch's name for what cummax returns
+    """What ``cummax(input, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class cummin(_ValuesIndices):  # PyTorch's name for what cummin returns
+    """What ``cummin(input, dim)`` returns."""
+
+    __slots__ = ()

@@ -359,6 +359,9 @@ REARRANGE = [
     unary(
         "topk_smallest_dim0", lambda L, a: L.topk(a, 1, 0, largest=False).values, shapes=NONSCALAR
     ),
+    unary("logcumsumexp", lambda L, a: a.logcumsumexp(-1)),
+    unary("cummax", lambda L, a: L.cummax(a, 0).values, shapes=NONSCALAR),
+    unary("cummin", lambda L, a: a.cummin(dim=-1).values),
     unary("median", lambda L, a: a.median()),
     unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
     unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),

@@ -1,4 +1,5 @@
-"""Products, running sums and vector norms: ``prod``, ``cumsum``, ``norm``.
+"""Products, running sums and vector norms: ``prod``, ``cumsum``, ``norm``; and
+the other running reductions, ``logcumsumexp``, ``cummax`` and ``cummin``.
 
 >>> import autogradkit as torch
 >>> x = torch.tensor([3.0, 4.0], requires_grad=True)
@@ -14,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import return_types
 from .._dtype import dtype as DType
 from .._dtype import int64 as _int64
 from .._dtype import scalar_type_name
@@ -22,10 +24,12 @@ from ..autograd.function import Function, Linear, Reduction
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import _values
 from .pointwise import Sgn
+from .rearrange import Flip
 from .reduction import _dims, _kept_shape, _unsqueezed
-from .where import MaskedFill
+from .select import ScatterAdd
+from .where import MaskedFill, Where
 
-__all__ = ["prod", "cumsum", "cumprod", "norm"]
+__all__ = ["prod", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin"]
 
 
 def _product_of_others(x, out, axis):
@@ -337,3 +341,170 @@ def norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype: DType | Non
     # dims None (all of them) as PyTorch's empty dim list: see Norm.backward.
     dims = None if dim is None else _dims(dim, input.ndim)
     return Norm.apply(input, p, dims, keepdim)
+
+
+# -- logcumsumexp, cummax, cummin ---------------------------------------------------------
+
+_MISSING = object()  # dim is required; PyTorch's words when it is left out
+
+
+def _required_dim(name: str, dim) -> None:
+    if dim is _MISSING:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
+def _reverse_logcumsumexp(x, dim: int):
+    """log Σⱼ≥ᵢ e^(xⱼ): logcumsumexp from the end (flip, accumulate, flip back)."""
+    return Flip.in_formula(Logcumsumexp.in_formula(Flip.in_formula(x, (dim,)), dim), (dim,))
+
+
+class Logcumsumexp(Function):
+    """f(x)ᵢ = ln Σⱼ≤ᵢ e^(xⱼ) along ``dim`` (a running logsumexp);
+    ∂ℓ/∂xⱼ = Σᵢ≥ⱼ gᵢ e^(xⱼ − fᵢ)"""
+
+    node_name = "LogcumsumexpBackward0"
+    formula = r"f(x)_i = \ln \textstyle\sum_{j \le i} e^{x_j} \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i \ge j} g_i\, e^{x_j - f(x)_i}"
+
+    @staticmethod
+    @quietly  # inf − inf inside logaddexp gives nan, silently (as PyTorch)
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        out = x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=dim)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    @quietly  # log 0 = −inf for the zero gradients, as PyTorch's formula takes it
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        if x.ndim == 0 or x.size == 0:
+            return grad_output, None
+        # PyTorch's formula: the positive and negative parts of the gradient summed
+        # separately in log space, so e^(xⱼ − fᵢ) never overflows.
+        lowest = np.finfo(_values(x).dtype).min
+        log_size = np.log(np.abs(grad_output))
+        positive = Where.in_formula(_values(grad_output) > 0, log_size, lowest)
+        negative = Where.in_formula(_values(grad_output) < 0, log_size, lowest)
+        dim = ctx.dim
+        from_positive = np.exp(_reverse_logcumsumexp(positive - out, dim) + x)
+        from_negative = np.exp(_reverse_logcumsumexp(negative - out, dim) + x)
+        return from_positive - from_negative, None
+
+    @staticmethod
+    @quietly
+    def jvp(ctx, tangent, _dim=None):
+        # PyTorch's logcumsumexp_jvp: ḟᵢ = Σⱼ≤ᵢ e^(xⱼ − m) ẋⱼ / Σⱼ≤ᵢ e^(xⱼ − m), m the
+        # row's largest element; 0 where the denominator is below 1e-13.
+        x = ctx.primals[0]
+        if x.ndim == 0:
+            return tangent
+        weights = np.exp(x - np.max(x, axis=ctx.dim, keepdims=True))
+        total = np.cumsum(weights, axis=ctx.dim)
+        weighted = np.where(total < 1e-13, 0, np.cumsum(weights * tangent, axis=ctx.dim))
+        return weighted / total
+
+
+class Cummax(Linear):
+    """values = the running maximum along ``dim`` (``indices`` says where each was
+    found);   ∂ℓ/∂xⱼ = the sum of the gradients of the values taken from xⱼ"""
+
+    node_name = "CummaxBackward0"
+    formula = r"v_i = \max_{j \le i} x_j = x_{\text{indices}_i} \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i:\, \text{indices}_i = j} g_i"
+
+    @staticmethod
+    def forward(ctx, x, indices, dim):
+        # indices: an array, not a tensor, so it is no input of the node (as in PyTorch)
+        ctx.indices, ctx.dim, ctx.shape = indices, dim, x.shape
+        ctx.save_for_backward(indices)  # as PyTorch: a freed graph refuses a second pass
+        if x.ndim == 0:
+            return x.copy()
+        return np.take_along_axis(x, indices, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
+        if len(ctx.shape) == 0 or grad_output.size == 0:
+            return grad_output, None, None
+        # PyTorch's formula: zeros with each value's gradient added where it came from
+        # (recorded as ScatterAddBackward0 when differentiating twice).
+        zeros = np.zeros(ctx.shape, _values(grad_output).dtype)
+        return ScatterAdd.in_formula(zeros, ctx.dim, ctx.indices, grad_output), None, None
+
+
+class Cummin(Cummax):
+    """values = the running minimum along ``dim``;   ∂ℓ/∂xⱼ = the sum of the
+    gradients of the values taken from xⱼ"""
+
+    node_name = "CumminBackward0"
+    formula = r"v_i = \min_{j \le i} x_j = x_{\text{indices}_i} \qquad \frac{\partial \ell}{\partial x_j} = \textstyle\sum_{i:\, \text{indices}_i = j} g_i"
+
+
+def _running_positions(data: np.ndarray, axis: int, largest: bool) -> np.ndarray:
+    """Where the running maximum (or minimum) along ``axis`` was found, as PyTorch's
+    loop finds it: an element equal to the one so far takes over (the latest of
+    ties), and a nan takes over and is kept (a later nan takes over again)."""
+    moved = np.moveaxis(data, axis, -1)
+    positions = np.zeros(moved.shape, np.int64)
+    if moved.shape[-1] == 0:
+        return np.moveaxis(positions, -1, axis)
+    best, where = moved[..., 0], np.zeros(moved.shape[:-1], np.int64)
+    for i in range(1, moved.shape[-1]):
+        current = moved[..., i]
+        reaches = current >= best if largest else current <= best
+        # (x != x: nan, for floats; never, for integers and bools)
+        takes_over = (current != current) | ((best == best) & reaches)
+        best = np.where(takes_over, current, best)
+        where = np.where(takes_over, i, where)
+        positions[..., i] = where
+    return np.moveaxis(positions, -1, axis)
+
+
+def _cumulative_extreme(name: str, input: Tensor, dim, largest: bool):
+    _required_dim(name, dim)
+    function, pair = (Cummax, return_types.cummax) if largest else (Cummin, return_types.cummin)
+    axis = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return pair(function.apply(input, None, 0), Tensor._make(np.zeros((), np.int64)))
+    indices = _running_positions(input._data, axis, largest)
+    return pair(function.apply(input, indices, axis), Tensor._make(indices))
+
+
+def cummax(input: Tensor, dim=_MISSING):
+    """The running maximum along ``dim`` and where each was found, as a
+    ``(values, indices)`` pair: ``values[i]`` is the largest of ``input[0..i]``
+    (nan once a nan was met). The gradient of each value goes to the element it
+    was taken from.
+
+    >>> import autogradkit as torch
+    >>> torch.cummax(torch.tensor([1.0, 3.0, 2.0, 5.0]), dim=0)
+    autogradkit.return_types.cummax(
+    values=tensor([1., 3., 3., 5.]),
+    indices=tensor([0, 1, 1, 3]))
+    """
+    return _cumulative_extreme("cummax", input, dim, largest=True)
+
+
+def cummin(input: Tensor, dim=_MISSING):
+    """The running minimum along ``dim`` and where each was found (see
+    :func:`cummax`).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([4, 2, 3, 1]).cummin(0).values
+    tensor([4, 2, 2, 1])
+    """
+    return _cumulative_extreme("cummin", input, dim, largest=False)
+
+
+def logcumsumexp(input: Tensor, dim=_MISSING) -> Tensor:
+    """ln Σⱼ≤ᵢ e^(inputⱼ) along ``dim``: a running :func:`~autogradkit.logsumexp`,
+    without overflow (running sums of probabilities kept in log space).
+
+    >>> import autogradkit as torch
+    >>> torch.logcumsumexp(torch.tensor([0.0, 0.0, 100.0]), dim=0)
+    tensor([  0.0000,   0.6931, 100.0000])
+    """
+    _required_dim("logcumsumexp", dim)
+    if input._data.dtype.kind != "f":
+        kind = scalar_type_name(input._data.dtype)
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{kind}'")
+    return Logcumsumexp.apply(input, _wrap_dim(dim, input.ndim))

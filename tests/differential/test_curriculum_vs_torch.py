@@ -1052,6 +1052,58 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- logcumsumexp, cummax, cummin
+
+for dt in FLOATS:
+    op(f"logcumsumexp/{dt}", lambda lib, x: lib.logcumsumexp(x, 1), {"x": Inp((3, 5), dt)})
+    op(f"cummax/ties-{dt}", lambda lib, x: x.cummax(1), {"x": Inp((3, 6), dt, "ties")})
+    op(f"cummin/ties-{dt}", lambda lib, x: lib.cummin(x, dim=0), {"x": Inp((6, 3), dt, "ties")})
+op(
+    "logcumsumexp/extreme",
+    lambda lib, x: x.logcumsumexp(dim=-1),
+    {"x": Inp((2, 6), F64, "extreme")},
+)
+op("logcumsumexp/0d", lambda lib, x: x.logcumsumexp(0), {"x": Inp((), F64)})
+op("cummax/0d", lambda lib, x: (x.cummax(0), x.cummin(-1)), {"x": Inp((), F64)})
+op2("logcumsumexp/double-backward", lambda lib, x: x.logcumsumexp(0) ** 2, {"x": Inp((4,), F64)})
+op2("cummax/double-backward", lambda lib, x: x.cummax(0).values ** 3, {"x": Inp((5,), F64)})
+op2("cummin/double-backward", lambda lib, x: x.cummin(0).values ** 3, {"x": Inp((5,), F64)})
+
+
+@register_program("cummax-cummin-logcumsumexp-edges", {"i": Inp((3, 4), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    nan, inf = float("nan"), float("inf")
+    nans = lib.tensor([[1.0, 3.0, nan, 2.0, nan, 9.0], [5.0, 5.0, 1.0, 5.0, 1.0, 7.0]])
+    x = nans.clone().requires_grad_()
+    x.cummax(1).values.sum().backward()
+    z = lib.tensor([-inf, -inf, 1.0, inf], requires_grad=True)
+    running = z.logcumsumexp(0)
+    running.sum().backward()
+    fwad = lib.autograd.forward_ad
+    with fwad.dual_level():
+        d = fwad.make_dual(lib.tensor([0.5, -1.0, 2.0, -300.0]), lib.tensor([1.0, 2.0, 3.0, 4.0]))
+        tangents = [
+            fwad.unpack_dual(d.logcumsumexp(0)).tangent,
+            fwad.unpack_dual(d.cummax(0).values).tangent,
+            fwad.unpack_dual(d.cummin(0).values).tangent,
+        ]
+    return {
+        "int": [i.cummax(1), i.cummin(0)],
+        "bool": (i > 0).cummax(1),
+        "nan": [nans.cummax(1), nans.cummin(1)],
+        "nan-grad": x.grad,
+        "logcumsumexp-infinities": [running, z.grad],
+        "forward-mode": tangents,
+        "empty": [lib.zeros(0, 2).cummax(0), lib.zeros(0, 2).logcumsumexp(1)],
+        "no-dim": attempt(lambda: i.cummax()),
+        "no-dim-fn": attempt(lambda: lib.cummin(i)),
+        "logcumsumexp-no-dim": attempt(lambda: lib.logcumsumexp(nans)),
+        "logcumsumexp-int": attempt(lambda: i.logcumsumexp(0)),
+        "dim-out-of-range": attempt(lambda: i.cummax(2)),
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:
