@@ -170,7 +170,7 @@ from .ops.products import (
     tensordot,
     vdot,
 )
-from .ops.rearrange import diag, diagonal, flip, index_select, roll, trace, tril, triu
+from .ops.rearrange import diag, diag_embed, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.reshaping import (
     atleast_1d,
@@ -367,6 +367,7 @@ __all__ = [
     "det",
     "device",
     "diag",
+    "diag_embed",
     "diagonal",
     "div",
     "divide",

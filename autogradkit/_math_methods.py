@@ -378,6 +378,9 @@ class MathMethods(TensorBase):
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
         return ops.rearrange.diagonal(self, offset, dim1, dim2)
 
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
+        return ops.rearrange.diag_embed(self, offset, dim1, dim2)
+
     def trace(self):
         return ops.rearrange.trace(self)
 

@@ -366,6 +366,7 @@ REARRANGE = [
     unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
     unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),
     unary("diagonal", lambda L, a: a.diagonal(), shapes=(((3, 3),), ((2, 3, 4),))),
+    unary("diag_embed", lambda L, a: L.diag_embed(a, -1, 0, 2), shapes=(((2, 3),), ((2, 3, 2),))),
     unary("diagonal_offset_dims", lambda L, a: L.diagonal(a, -1, 2, 0), shapes=(((2, 3, 4),),)),
     unary("flip", lambda L, a: a.flip(0), shapes=NONSCALAR),
     unary("flip_all", lambda L, a: L.flip(a, tuple(range(a.dim())))),

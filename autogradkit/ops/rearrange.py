@@ -1,5 +1,6 @@
 """Moving elements around and picking parts of matrices: ``flip``, ``roll``,
-``index_select``, ``tril``/``triu``, ``diag``, ``diagonal`` (a view) and ``trace``.
+``index_select``, ``tril``/``triu``, ``diag``, ``diagonal`` (a view), ``diag_embed``
+and ``trace``.
 
 Each is linear: its backward puts every element of the gradient back where the
 element it came from was (``flip`` flips the gradient back, ``roll`` rolls it
@@ -25,7 +26,17 @@ from ..tensor import Tensor, _wrap_dim
 from .reduction import _dims
 from .shape import scatter_into_zeros
 
-__all__ = ["flip", "roll", "index_select", "tril", "triu", "diag", "diagonal", "trace"]
+__all__ = [
+    "flip",
+    "roll",
+    "index_select",
+    "tril",
+    "triu",
+    "diag",
+    "diagonal",
+    "diag_embed",
+    "trace",
+]
 
 
 class Flip(Linear):
@@ -151,26 +162,6 @@ class DiagonalCopy(Linear):
         return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None
 
 
-class DiagEmbed(Linear):
-    """f(v) = the square matrix with the vector v on diagonal ``offset`` and zeros
-    elsewhere (``diag`` of a vector);   ∂ℓ/∂vᵢ = the gradient on that diagonal"""
-
-    node_name = "DiagEmbedBackward0"
-    formula = r"f(v)_{i,\,i+k} = v_i \qquad \frac{\partial \ell}{\partial v_i} = G_{i,\,i+k}"
-
-    @staticmethod
-    def forward(ctx, v, offset):
-        size = v.shape[0] + abs(offset)
-        ctx.key = _diagonal_positions(size, size, offset)
-        out = np.zeros((size, size), v.dtype)
-        out[ctx.key] = v
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output[ctx.key], None
-
-
 def _diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
     """The elements x[..., i, ..., i + offset, ...] of dimensions ``dim1`` and
     ``dim2``, in x's memory: those two dimensions removed, the diagonal appended
@@ -218,6 +209,31 @@ class Diagonal(Linear):
     def backward(ctx, grad_output):
         grad = DiagonalBackward.in_formula(grad_output, ctx.shape, *ctx.where)
         return grad, None, None, None
+
+
+class DiagEmbed(Linear):
+    """f(v) = zeros with the last dimension of v on diagonal ``offset`` of the two
+    new dimensions ``dim1`` and ``dim2`` (``diag`` of a vector: the square matrix
+    with v on that diagonal);   ∂ℓ/∂v = the gradient's diagonal"""
+
+    node_name = "DiagEmbedBackward0"
+    formula = r"f(v)_{\dots i \dots i+k \dots} = v_{\dots i} \text{ (0 elsewhere)} \qquad \frac{\partial \ell}{\partial v} = \operatorname{diagonal}(G)"
+
+    @staticmethod
+    def forward(ctx, v, offset, dim1, dim2):
+        ctx.where = (offset, dim1, dim2)
+        size = v.shape[-1] + abs(offset)
+        others = iter(v.shape[:-1])
+        shape = [size if d in (dim1, dim2) else next(others) for d in range(v.ndim + 1)]
+        out = np.zeros(shape, v.dtype)
+        _diagonal_view(out, offset, dim1, dim2)[...] = v
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if isinstance(grad_output, Tensor):  # create_graph: PyTorch's DiagonalBackward0
+            return Diagonal.apply(grad_output, *ctx.where), None, None, None
+        return np.diagonal(grad_output, *ctx.where).copy(), None, None, None
 
 
 class Trace(Linear):
@@ -382,7 +398,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     tensor([2.])
     """
     if input.ndim == 1:
-        return DiagEmbed.apply(input, int(diagonal))
+        return DiagEmbed.apply(input, int(diagonal), 0, 1)
     if input.ndim == 2:
         return DiagonalCopy.apply(input, int(diagonal))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
@@ -405,6 +421,26 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if first == second:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return Diagonal.apply(input, int(offset), first, second)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor with the last dimension of ``input`` on a diagonal: for a batch of
+    vectors, a batch of diagonal matrices. The two new dimensions ``dim1`` and
+    ``dim2`` (counted in the result) hold it on diagonal ``offset``; zeros
+    elsewhere. The opposite of :func:`diagonal`.
+
+    >>> import autogradkit as torch
+    >>> torch.diag_embed(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[[1., 0.],
+             [0., 2.]],
+    <BLANKLINE>
+            [[3., 0.],
+             [0., 4.]]])
+    """
+    first, second = _wrap_dim(dim1, input.ndim + 1), _wrap_dim(dim2, input.ndim + 1)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagEmbed.apply(input, int(offset), first, second)
 
 
 def trace(input: Tensor) -> Tensor:

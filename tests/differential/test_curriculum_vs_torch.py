@@ -790,6 +790,40 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- diag_embed
+
+for dt in FLOATS:
+    op(f"diag-embed/{dt}", lambda lib, x: lib.diag_embed(x), {"x": Inp((2, 3), dt)})
+op(
+    "diag-embed/offset-dims",
+    lambda lib, x: x.diag_embed(1, 0, 2),
+    {"x": Inp((2, 3), F64)},
+)
+op(
+    "diag-embed/below-negative-dims",
+    lambda lib, x: lib.diag_embed(x, offset=-2, dim1=-1, dim2=0),
+    {"x": Inp((3, 2), F64)},
+)
+op2("diag-embed/double-backward", lambda lib, x: lib.diag_embed(x**2, 1), {"x": Inp((2, 3), F64)})
+
+
+@register_program("diag-embed/graphs-and-errors", {"v": Inp((3,), F64)})
+def _(lib, inp):
+    v = lib.tensor(inp["v"], requires_grad=True)
+    # diag of a vector is diag_embed: differentiated twice, PyTorch records the
+    # diagonal of the gradient (DiagonalBackward0), for diag and diag_embed alike.
+    (g_diag,) = lib.autograd.grad((lib.diag(v, 1) ** 2).sum(), v, create_graph=True)
+    (g_embed,) = lib.autograd.grad((lib.diag_embed(v) ** 3).sum(), v, create_graph=True)
+    return {
+        "diag-gradient": [g_diag, type(g_diag.grad_fn).__name__],
+        "diag-embed-gradient": [g_embed, type(g_embed.grad_fn).__name__],
+        "int": lib.diag_embed(lib.tensor([1, 2]), -1),
+        "same-dims": attempt(lambda: lib.diag_embed(v, 0, 1, 1)),
+        "dim-out-of-range": attempt(lambda: lib.diag_embed(v, 0, 0, 2)),
+        "0d": attempt(lambda: lib.diag_embed(lib.tensor(2.0))),
+    }
+
+
 # ----------------------------------------------------------------------------- nonzero, argwhere, where(condition)
 
 
