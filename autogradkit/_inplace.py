@@ -81,6 +81,8 @@ class InplaceMethods(TensorBase):
                 _check_inplace_operand(self._data, other_data)
                 silently(numpy_inplace, self._data, other_data)  # as PyTorch: no warnings
             else:
+                if self._data.dtype.kind != "f":
+                    _check_unary_inplace(self, out_of_place)
                 numpy_inplace(self._data)
         self._version_counter[0] += 1
         if tangent is not None:
@@ -146,6 +148,10 @@ class InplaceMethods(TensorBase):
         """In place: ``self = fmod(self, other)``."""
         return self._binary_inplace(ops.arithmetic.fmod, other)
 
+    def floor_divide_(self, other) -> Self:
+        """In place: ``self //= other``."""
+        return self._binary_inplace(ops.arithmetic.floor_divide, other)
+
     def remainder_(self, other) -> Self:
         """In place: ``self %= other``."""
         return self._binary_inplace(ops.arithmetic.remainder, other)
@@ -158,7 +164,9 @@ class InplaceMethods(TensorBase):
             return operation(x, y, **options)
 
         def compute(a, b):
-            a[...] = out_of_place(self._make(a), b)._data
+            # (_inplace hands over the operand's array: a tensor again for operation)
+            operand = self._make(b) if isinstance(b, np.ndarray) else b
+            a[...] = out_of_place(self._make(a), operand)._data
 
         return self._inplace(out_of_place, compute, other)
 
@@ -422,7 +430,8 @@ class InplaceMethods(TensorBase):
         result must fit this tensor's dtype."""
         with grad_mode.no_grad():
             values = out_of_place(self._make(self._data))._data
-        _check_clamp_result(self._data, values)
+        given = [b for b in bounds if b is not None]
+        _check_clamp_result(self._data, values, all(isinstance(b, TensorBase) for b in given))
         # A bound that requires grad has the operation recorded, as an operand would.
         bound = next((b for b in bounds if isinstance(b, TensorBase) and b.requires_grad), None)
 
@@ -795,17 +804,33 @@ def _checked_alpha(name: str, tensor: TensorBase, other, alpha):
     return ops.arithmetic.check_alpha(name, alpha, tensor, other)
 
 
-def _check_clamp_result(data: np.ndarray, values: np.ndarray) -> None:
-    """PyTorch's errors for ``x.clamp_(...)`` whose result does not fit ``x``."""
+def _check_unary_inplace(tensor: TensorBase, out_of_place: Callable) -> None:
+    """``exp_``, ``neg_``, ``floor_``… of an integer or bool tensor: the out-of-place
+    operation raises PyTorch's refusals (negation and floor of bools…), and a float
+    result (``exp_`` of int64) cannot be written back, in PyTorch's words (NumPy's
+    own would be a UFuncTypeError about casting rules)."""
+    result = out_of_place(tensor._make(tensor._data))._data
+    if not np.can_cast(result.dtype, tensor._data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_type_name(result.dtype)} can't be cast to the desired "
+            f"output type {_dtype.scalar_type_name(tensor._data.dtype)}"
+        )
+
+
+def _check_clamp_result(data: np.ndarray, values: np.ndarray, tensor_bounds: bool) -> None:
+    """PyTorch's errors for ``x.clamp_(...)`` whose result does not fit ``x`` (its
+    kernels name the dtype as C does, "long int", when a bound is a number, and as
+    PyTorch does, "Long", when every bound given is a tensor)."""
     if values.shape != data.shape:
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast shape "
             f"{list(values.shape)}"
         )
     if not np.can_cast(values.dtype, data.dtype, casting="same_kind"):
+        name = _dtype.scalar_type_name if tensor_bounds else _dtype.c_type_name
         raise RuntimeError(
             f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the desired "
-            f"output type {_dtype.c_type_name(data.dtype)}"
+            f"output type {name(data.dtype)}"
         )
 
 

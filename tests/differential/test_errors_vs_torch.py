@@ -1522,6 +1522,29 @@ errors(
 )
 
 
+errors(
+    "inplace-functions-of-integers-and-bools",
+    lambda lib, t: lib.tensor([3, -2]).exp_(),
+    lambda lib, t: lib.tensor([3, 2]).sqrt_(),
+    lambda lib, t: lib.tensor([True, False]).sigmoid_(),
+    lambda lib, t: lib.tensor([True, False]).neg_(),
+    lambda lib, t: lib.tensor(True).neg_(),
+    lambda lib, t: lib.tensor([True, False]).floor_(),
+    lambda lib, t: lib.tensor([True, False]).relu_(),
+    lambda lib, t: [
+        lib.tensor([3, -2]).neg_(),
+        lib.tensor([3, -2]).abs_(),
+        lib.tensor([3, -2]).relu_(),
+    ],
+    lambda lib, t: lib.tensor([1, 2]).clamp_(min=lib.tensor([0.5, 1.0])),
+    lambda lib, t: lib.tensor([1, 2]).clamp_(min=0.5),
+    lambda lib, t: lib.tensor([True, False]).clamp_(lib.tensor(1)),
+    lambda lib, t: lib.tensor([1.5, -2.0]).fmod_(lib.tensor([1.0, 1.5])),
+    lambda lib, t: lib.tensor([1.5, -2.0]).floor_divide_(lib.tensor([1.0, 1.5])),
+    lambda lib, t: lib.tensor([7, -7]).floor_divide_(2),
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
