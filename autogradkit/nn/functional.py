@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -1928,10 +1929,10 @@ def pad(
 ) -> Tensor:
     """``input`` padded along its last ``len(pad) // 2`` dimensions: ``pad`` gives
     (before, after) for the last dimension, then for the one before it, and so on.
-    ``mode='constant'`` fills with ``value`` (0 by default); a negative amount
-    crops. The other modes (``'reflect'``, ``'replicate'``, ``'circular'``) are
-    checked as PyTorch checks them but not written yet: they raise
-    ``NotImplementedError`` (docs/differences.md).
+    ``mode='constant'`` fills with ``value`` (0 by default); ``'reflect'`` mirrors
+    the input about its edges, ``'replicate'`` repeats the edge elements; a negative
+    amount crops. ``'circular'`` is checked as PyTorch checks it but not written
+    yet: it raises ``NotImplementedError`` (docs/differences.md).
 
     Examples
     --------
@@ -1962,7 +1963,7 @@ def pad(
     if mode not in _PADDING_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant":
-        _refuse_padding_mode(input, amounts, mode, value)
+        return _index_padded(input, amounts, mode, value)
     _check_constant_padding(input.shape, amounts)
     return ConstantPadNd.apply(input, amounts, 0 if value is None else value)
 
@@ -1980,9 +1981,113 @@ def _check_constant_padding(shape: tuple[int, ...], amounts: tuple[int, ...]) ->
                     raise RuntimeError("narrow(): length must be non-negative.")
 
 
-def _refuse_padding_mode(input: Tensor, amounts: tuple[int, ...], mode: str, value) -> None:
-    """``reflect``/``replicate``/``circular``: PyTorch's refusals of what they
-    cannot pad, then autogradkit's own refusal (not written yet)."""
+def _source_indices(size: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each position of a padded dimension, the position of the input it copies
+    (PyTorch's kernels' index arithmetic, so negative amounts crop as there):
+    ``reflect`` mirrors about the edge element (…, 2, 1, [0, 1, 2, …]),
+    ``replicate`` repeats it (…, 0, 0, [0, 1, 2, …])."""
+    start_in, start_out = max(0, -before), max(0, before)
+    positions = np.arange(size + before + after)
+    if mode == "reflect":
+        mirrored_left = 2 * before - positions
+        mirrored_right = 2 * (size + before - 1) - positions
+    else:
+        mirrored_left = np.full_like(positions, before)
+        mirrored_right = np.full_like(positions, size + before - 1)
+    inside = np.where(positions < size + before, positions, mirrored_right)
+    return np.where(positions < before, mirrored_left, inside) - start_out + start_in
+
+
+class IndexPad(Function):
+    """f(x) = x with its last dimensions extended by copies of its own elements
+    (``reflect``: mirrored about the edges; ``replicate``: the edge repeated):
+    each output element is one input element;   ∂ℓ/∂x adds each gradient back
+    onto the element it was copied from."""
+
+    formula = (
+        r"f(x)_j = x_{s(j)} \qquad \frac{\partial \ell}{\partial x_i} = \sum_{j:\, s(j) = i} G_j"
+    )
+    gradient: type[IndexPadBackward]
+
+    @staticmethod
+    def forward(ctx, x, amounts, mode):
+        ctx.amounts, ctx.mode = amounts, mode
+        ctx.save_for_backward(x)  # (for its shape: the gradient's node takes x as input)
+        out = x
+        for k in range(len(amounts) // 2):
+            axis = x.ndim - 1 - k
+            indices = _source_indices(x.shape[axis], amounts[2 * k], amounts[2 * k + 1], mode)
+            out = np.take(out, indices, axis=axis)
+        return out
+
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return cls.gradient.in_formula(grad_output, x, ctx.amounts, ctx.mode), None, None
+
+    @classmethod
+    def jvp(cls, ctx, t_x, _amounts=None, _mode=None):
+        return cls.in_formula(t_x, ctx.amounts, ctx.mode)  # linear in x
+
+
+class IndexPadBackward(Function):
+    """The gradient of :class:`IndexPad`, as one operation: f(g, x) adds each
+    element of g onto the element of x it was copied from (x gives the shape);
+    ∂f/∂g is the padding itself, ∂f/∂x = 0."""
+
+    formula = r"f(g, x)_i = \sum_{j:\, s(j) = i} g_j \qquad \frac{\partial f}{\partial x} = 0"
+    padding: type[IndexPad]
+
+    @staticmethod
+    def forward(ctx, g, x, amounts, mode):
+        ctx.amounts, ctx.mode = amounts, mode
+        grad = g
+        for k in reversed(range(len(amounts) // 2)):
+            axis = x.ndim - 1 - k
+            indices = _source_indices(x.shape[axis], amounts[2 * k], amounts[2 * k + 1], mode)
+            shape = list(grad.shape)
+            shape[axis] = x.shape[axis]
+            summed = np.zeros(shape, grad.dtype)
+            # np.add.at adds repeated indices (an element copied several times).
+            np.add.at(summed, (slice(None),) * axis + (indices,), grad)
+            grad = summed
+        return grad
+
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        grad_g = cls.padding.in_formula(grad_output, ctx.amounts, ctx.mode)
+        return grad_g, _zeros_like(grad_output), None, None
+
+    @staticmethod
+    def jvp(ctx, t_g, _t_x=None, _amounts=None, _mode=None):
+        g, x = ctx.primals[0], ctx.primals[1]
+        # Linear in g: the operation itself on its tangent.
+        return ctx._function.in_formula(_zero_if_none(t_g, g), x, ctx.amounts, ctx.mode)
+
+
+def _index_pad_pair(name: str) -> type[IndexPad]:
+    """The padding Function under PyTorch's node ``<name>Backward0`` and its
+    gradient's under ``<name>BackwardBackward0``."""
+    padding = cast(type[IndexPad], type(name, (IndexPad,), {"node_name": f"{name}Backward0"}))
+    gradient = cast(
+        type[IndexPadBackward],
+        type(f"{name}Backward", (IndexPadBackward,), {"node_name": f"{name}BackwardBackward0"}),
+    )
+    padding.gradient = gradient
+    gradient.padding = padding
+    return padding
+
+
+_INDEX_PADDINGS = {
+    (mode, dims): _index_pad_pair(f"{kind}Pad{dims}D")
+    for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication"))
+    for dims in (1, 2, 3)
+}
+
+
+def _index_padded(input: Tensor, amounts: tuple[int, ...], mode: str, value) -> Tensor:
+    """``reflect``/``replicate`` padding, after PyTorch's refusals (``circular`` is
+    not written yet)."""
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     dims = len(amounts) // 2
@@ -1994,10 +2099,31 @@ def _refuse_padding_mode(input: Tensor, amounts: tuple[int, ...], mode: str, val
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
-    raise NotImplementedError(
-        f"autogradkit's pad supports mode='constant' only (PyTorch's mode={mode!r} is not "
-        "written yet)"
-    )
+    if mode == "circular":
+        raise NotImplementedError(
+            "autogradkit's pad supports mode='constant', 'reflect' and 'replicate' "
+            "(PyTorch's mode='circular' is not written yet)"
+        )
+    shape = input.shape
+    if mode == "reflect":
+        if any(n == 0 for n in shape[1:]):
+            raise RuntimeError(
+                f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch "
+                f"size and other non-zero dimensions for input, but got: {list(shape)}"
+            )
+        for k in range(dims):
+            axis = input.ndim - 1 - k
+            before, after = amounts[2 * k], amounts[2 * k + 1]
+            if before >= shape[axis] or after >= shape[axis]:
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * k}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({before}, {after}) at dimension {axis} "
+                    f"of input {list(shape)}"
+                )
+    width = shape[-1] + amounts[0] + amounts[1]
+    if dims == 1 and width < 1:
+        raise RuntimeError(f"input (W: {shape[-1]}) is too small. Calculated output W: {width}")
+    return _INDEX_PADDINGS[mode, dims].apply(input, amounts, mode)
 
 
 # ----------------------------------------------------------------------------- dropout

@@ -1768,6 +1768,50 @@ def _(lib, inp):
     return out
 
 
+@program("pad-reflect-and-replicate", {"x": Inp((2, 3, 4), F64), "x32": Inp((1, 2, 3, 4), F32)})
+def _(lib, inp):
+    """F.pad with mode='reflect' and 'replicate' as PyTorch 2.13 pads: one, two and
+    three dimensions (their nodes ReflectionPad1DBackward0 … ReplicationPad3DBackward0),
+    negative amounts cropping, amounts past the edge for replicate, integer tensors,
+    gradients adding the copies back, second derivatives (the gradient's own nodes),
+    forward-mode tangents, gradcheck, and PyTorch's refusals."""
+    F = lib.nn.functional
+    x = lib.tensor(inp["x"], requires_grad=True)
+    x32 = lib.tensor(inp["x32"], requires_grad=True)
+    out: dict[str, object] = {}
+    for mode in ["reflect", "replicate"]:
+        for pad in [(1, 2), (2, 1, 0, 1), (-1, 3), (2, -2), (0, 0, -1, 2), (3, 0)]:
+            y = F.pad(x, pad, mode=mode)
+            (g,) = lib.autograd.grad((y * y * y).sum(), x, create_graph=True)
+            (gg,) = lib.autograd.grad((g * g).sum(), x)
+            out[f"{mode}-{pad}"] = [y, g, gg]
+        three = F.pad(x32, (1, 1, 0, 2, 1, 0), mode=mode)
+        out[mode + "-3d"] = [three, lib.autograd.grad(three.sum(), x32)[0]]
+        out[mode + "-gradcheck"] = [
+            lib.autograd.gradcheck(lambda t, mode=mode: F.pad(t, (1, 2, 2, 1), mode=mode), (x,)),
+            lib.autograd.gradgradcheck(lambda t, mode=mode: F.pad(t, (2, 0), mode=mode), (x,)),
+        ]
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x.detach(), lib.ones_like(x) * lib.arange(4.0))
+            out[mode + "-tangent"] = fwAD.unpack_dual(F.pad(dual, (2, 1), mode=mode)).tangent
+    out["replicate-wide"] = F.pad(x, (5, 6), mode="replicate")
+    out["integers"] = [
+        F.pad(lib.tensor([[1, 2, 3]]), (2, 2), mode="replicate"),
+        F.pad(lib.tensor([[1, 2, 3]]), (2, 1), mode="reflect"),
+    ]
+    out["refused"] = [
+        attempt(lambda: F.pad(x, (4, 0), mode="reflect")),
+        attempt(lambda: F.pad(x, (0, 0, 3, 0), mode="reflect")),
+        attempt(lambda: F.pad(x32, (0, 0, 0, 0, 2, 0), mode="reflect")),
+        attempt(lambda: F.pad(lib.zeros(2, 0, 3), (1, 1), mode="reflect")),
+        attempt(lambda: F.pad(x[0], (-5, 0), mode="replicate")),
+        attempt(lambda: F.pad(x, (1, 1), mode="reflect", value=2.0)),
+        attempt(lambda: F.pad(x[0, 0], (1, 1), mode="replicate")),
+    ]
+    return out
+
+
 @program("parameters-to-vector-and-back", {"x": Inp((4, 3), F32)})
 def _(lib, inp):
     """nn.utils.parameters_to_vector (its graph: CatBackward0 over ViewBackward0s, a
