@@ -229,7 +229,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.softmax import log_softmax, logsumexp, softmax
-from .ops.special import addcmul, atan2, erf, erfinv, hypot, isclose, lerp, xlogy
+from .ops.special import addcdiv, addcmul, atan2, erf, erfinv, hypot, isclose, lerp, xlogy
 from .ops.split import chunk, split, unbind
 from .ops.square_matrices import det, inverse, logdet, matrix_power, slogdet
 from .ops.statistics import amax, amin, std, std_mean, var, var_mean
@@ -327,6 +327,7 @@ __all__ = [
     "acos",
     "add",
     "addmm",
+    "addcdiv",
     "addcmul",
     "all",
     "allclose",

@@ -549,6 +549,14 @@ class InplaceMethods(TensorBase):
             lambda x: ops.special.addcmul(x, tensor1, tensor2, value=value), operand
         )
 
+    def addcdiv_(self, tensor1, tensor2, *, value=1) -> Self:
+        """In place: ``self += value · tensor1 / tensor2`` (Adam's step written out:
+        ``p.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(eps), value=-lr)``)."""
+        operand = tensor1 if isinstance(tensor1, TensorBase) and tensor1.requires_grad else tensor2
+        return self._written_inplace(
+            lambda x: ops.special.addcdiv(x, tensor1, tensor2, value=value), operand
+        )
+
     def cumprod_(self, dim, *, dtype=None) -> Self:
         """In place: running products along ``dim``."""
         return self._written_inplace(lambda x: ops.accumulate.cumprod(x, dim, dtype=dtype))

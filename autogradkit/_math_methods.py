@@ -473,6 +473,9 @@ class MathMethods(TensorBase):
     def addcmul(self, tensor1, tensor2, *, value=1):
         return ops.special.addcmul(self, tensor1, tensor2, value=value)
 
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return ops.special.addcdiv(self, tensor1, tensor2, value=value)
+
     def isclose(
         self,
         other,

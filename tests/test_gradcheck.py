@@ -350,6 +350,7 @@ REARRANGE = [
     binary("lerp", lambda L, a, b: L.lerp(a, b, 0.3)),
     binary("lerp_tensor_weight", lambda L, a, w: L.lerp(a, a * 2 + 1, w), ("real", "unit")),
     binary("addcmul", lambda L, a, b: L.addcmul(a, b, a, value=-0.5)),
+    binary("addcdiv", lambda L, a, b: L.addcdiv(a, a, b, value=-0.5), ("real", "nonzero")),
     unary("sort", lambda L, a: a.sort().values),
     unary(
         "sort_descending_dim0", lambda L, a: L.sort(a, 0, descending=True).values, shapes=NONSCALAR

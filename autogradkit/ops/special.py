@@ -1,5 +1,5 @@
 """More elementwise functions of one, two or three tensors: ``erf``, ``erfinv``, ``atan2``,
-``hypot``, ``xlogy``, ``lerp``, ``addcmul``, and the test ``isclose``.
+``hypot``, ``xlogy``, ``lerp``, ``addcmul``, ``addcdiv``, and the test ``isclose``.
 
 As in :mod:`.elementary`, every derivative is written with operators and NumPy
 functions, so the same line serves a plain backward pass (arrays) and a
@@ -23,12 +23,12 @@ from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly
 from ..autograd.function import Elementwise, Function
 from ..tensor import Tensor
-from ._promotion import promote
+from ._promotion import common_dtype, promote
 from .arithmetic import BinaryFunction
 from .pointwise import _check_tensor_pair, _float
 from .where import MaskedFill, _values
 
-__all__ = ["erf", "erfinv", "atan2", "hypot", "xlogy", "lerp", "addcmul", "isclose"]
+__all__ = ["erf", "erfinv", "atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "isclose"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _erf_of_each = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; the C library's, per element
@@ -323,6 +323,50 @@ class Addcmul(Function):
         return total
 
 
+class Addcdiv(Function):
+    """f(s, a, b) = s + v·a/b for a number v;   ∂f/∂s = 1,   ∂f/∂a = v/b,
+    ∂f/∂b = −v·a/b²"""
+
+    node_name = "AddcdivBackward0"
+    formula = r"f(s, a, b) = s + v\,\frac{a}{b} \qquad \frac{\partial f}{\partial s} = 1, \quad \frac{\partial f}{\partial a} = \frac{v}{b}, \quad \frac{\partial f}{\partial b} = -\frac{v\,a}{b^2}"
+
+    @staticmethod
+    @quietly  # a / 0 gives ±inf or nan, silently (as PyTorch)
+    def forward(ctx, input, tensor1, tensor2, value):
+        ctx.value = value
+        ctx.save_for_backward(tensor1, tensor2)
+        dtype = common_dtype((input, tensor1, tensor2))  # int64 with float32: float32
+        quotient = tensor1.astype(dtype) / tensor2.astype(dtype)
+        return np.asarray(input.astype(dtype) + value * quotient)
+
+    @staticmethod
+    @quietly
+    def backward(ctx, grad_output):
+        tensor1, tensor2 = ctx.saved_tensors
+        value = ctx.value
+        # PyTorch's formulas, in its order of operations
+        return (
+            grad_output,
+            grad_output * (value / tensor2),
+            -grad_output * (value * tensor1 / (tensor2 * tensor2)),
+            None,
+        )
+
+    @staticmethod
+    @quietly
+    def jvp(ctx, *tangents):
+        _, tensor1, tensor2, value = ctx.primals
+        total = tangents[0]
+        parts = (
+            (value / tensor2, tangents[1]),
+            (-value * tensor1 / tensor2 / tensor2, tangents[2]),
+        )
+        for part, tangent in parts:
+            if tangent is not None:
+                total = part * tangent if total is None else total + part * tangent
+        return total
+
+
 def erf(input: Tensor) -> Tensor:
     """The error function elementwise: erf x = (2/√π) ∫₀ˣ e^(−t²) dt (GELU and the
     normal distribution's cumulative distribution function are built on it).
@@ -420,6 +464,35 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
                 f"not {type(operand).__name__}"
             )
     return Addcmul.apply(input, tensor1, tensor2, value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value · tensor1 / tensor2`` elementwise (broadcasting); Adam's step
+    written out by hand is ``p.addcdiv_(exp_avg, denom, value=-step_size)``.
+
+    >>> import autogradkit as torch
+    >>> torch.addcdiv(torch.ones(2), torch.tensor([1.0, 2.0]), torch.tensor([4.0, 8.0]), value=2)
+    tensor([1.5000, 1.5000])
+    """
+    for argument, position, operand in (("tensor1", 2, tensor1), ("tensor2", 3, tensor2)):
+        if not isinstance(operand, Tensor):
+            raise TypeError(
+                f"addcdiv(): argument '{argument}' (position {position}) must be Tensor, "
+                f"not {type(operand).__name__}"
+            )
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_INTEGER_ADDCDIV)
+    return Addcdiv.apply(input, tensor1, tensor2, value)
+
+
+_INTEGER_ADDCDIV = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes."
+)
 
 
 def isclose(

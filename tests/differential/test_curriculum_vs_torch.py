@@ -1138,6 +1138,62 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- addcdiv
+
+for dt in FLOATS:
+    op(
+        f"addcdiv/{dt}",
+        lambda lib, s, a, b: lib.addcdiv(s, a, b, value=-0.5),
+        {"s": Inp((2, 3), dt), "a": Inp((3,), dt), "b": Inp((2, 3), dt, "nonzero")},
+    )
+op(
+    "addcdiv/method-default-value",
+    lambda lib, s, a: s.addcdiv(a, a * a + 1),
+    {"s": Inp((4,), F64), "a": Inp((4,), F64)},
+)
+op2(
+    "addcdiv/double-backward",
+    lambda lib, x: lib.addcdiv(x, x * x, x + 3, value=0.3),
+    {"x": Inp((4,), F64, "positive")},
+)
+
+
+@register_program("addcdiv/adam-by-hand-and-errors", {"w": Inp((3,), F32), "g": Inp((3,), F32)})
+def _(lib, inp):
+    """Adam written out, as tutorials write it: the step is an addcdiv_."""
+    w = lib.tensor(inp["w"], requires_grad=True)
+    m, v = lib.zeros(3), lib.zeros(3)
+    steps = []
+    for t in range(1, 4):
+        loss = ((w - lib.tensor(inp["g"])) ** 2).sum()
+        loss.backward()
+        with lib.no_grad():
+            m.mul_(0.9).add_(w.grad, alpha=0.1)
+            v.mul_(0.999).addcmul_(w.grad, w.grad, value=0.001)
+            denom = (v / (1 - 0.999**t)).sqrt().add_(1e-8)
+            w.addcdiv_(m, denom, value=-0.1 / (1 - 0.9**t))
+        w.grad.zero_()
+        steps.append(w.clone())
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y.addcdiv_(x, x + 1, value=2.0)  # recorded: AddcdivBackward0 in place
+    y.sum().backward()
+    return {
+        "steps": steps,
+        "in-place-recorded": [y, x.grad],
+        "by-zero": lib.addcdiv(lib.ones(2), lib.tensor([1.0, -1.0]), lib.tensor([0.0, 0.0])),
+        "int-input-float-tensors": lib.addcdiv(
+            lib.ones(2, dtype=lib.int64), lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])
+        ),
+        "int-tensors": attempt(
+            lambda: lib.addcdiv(lib.ones(2), lib.tensor([1, 2]), lib.tensor([3, 4]))
+        ),
+        "number-tensor1": attempt(lambda: lib.addcdiv(lib.ones(2), 2.0, lib.tensor([3.0, 4.0]))),
+        "leaf-in-place": attempt(lambda: x.addcdiv_(x, x)),
+        "positional-value": attempt(lambda: lib.addcdiv(x, x, x, 2)),
+    }
+
+
 # ----------------------------------------------------------------------------- erf, atan2, hypot, xlogy, lerp, addcmul, isclose, randperm
 
 for dt in FLOATS:
