@@ -304,7 +304,8 @@ class MathMethods(TensorBase):
 
     def tile(self, *dims):
         # x.tile(2, 1) and x.tile((2, 1)), as x.repeat takes them.
-        return ops.indexing.tile(self, dims[0] if len(dims) == 1 else dims)
+        wrapped = len(dims) == 1 and isinstance(dims[0], (tuple, list))
+        return ops.indexing.tile(self, tuple(dims[0]) if wrapped else dims)
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return ops.indexing.repeat_interleave(self, repeats, dim, output_size=output_size)

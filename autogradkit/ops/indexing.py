@@ -74,14 +74,24 @@ class Take(Linear):
     @staticmethod
     def forward(ctx, x, index):
         ctx.shape = x.shape
-        ctx.key = np.unravel_index(index % max(x.size, 1), x.shape)
+        # (A 0-d x is read as its one element: unravel_index needs a dimension.)
+        ctx.key = np.unravel_index(index % max(x.size, 1), x.shape or (1,))
         ctx.save_for_backward(index)  # as PyTorch: a freed graph refuses a second pass
-        return x[ctx.key].copy()
+        return x.reshape(x.shape or (1,))[ctx.key].copy()
 
     @staticmethod
     def backward(ctx, grad_output):
         ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
-        return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None
+        grad = scatter_into_zeros(grad_output, ctx.key, ctx.shape or (1,))
+        return _reshaped(grad, ctx.shape), None
+
+
+def _reshaped(grad, shape: tuple):
+    """The gradient in ``shape`` (back to 0-d where the forward read a 0-d tensor
+    as one element)."""
+    if grad.shape == shape:
+        return grad
+    return reshape(grad, *shape) if isinstance(grad, Tensor) else grad.reshape(shape)
 
 
 class MaskedSelect(Linear):
@@ -95,15 +105,19 @@ class MaskedSelect(Linear):
     @staticmethod
     def forward(ctx, x, mask):
         shape = np.broadcast_shapes(x.shape, mask.shape)
-        ctx.key, ctx.shape = np.nonzero(np.broadcast_to(mask, shape)), shape
+        ctx.shape = shape
+        # (0-d operands are read as one element: nonzero needs a dimension.)
+        read = shape or (1,)
+        ctx.key = np.nonzero(np.broadcast_to(mask, shape).reshape(read))
         ctx.save_for_backward(mask)
-        return np.broadcast_to(x, shape)[ctx.key].copy()
+        return np.broadcast_to(x, shape).reshape(read)[ctx.key].copy()
 
     @staticmethod
     def backward(ctx, grad_output):
         ctx.saved_tensors  # noqa: B018 - raises once the graph was freed
         # In the broadcast shape; the engine sums it back to x's shape.
-        return scatter_into_zeros(grad_output, ctx.key, ctx.shape), None
+        grad = scatter_into_zeros(grad_output, ctx.key, ctx.shape or (1,))
+        return _reshaped(grad, ctx.shape), None
 
 
 class IndexAdd(Linear):
@@ -190,7 +204,11 @@ def tile(input: Tensor, dims) -> Tensor:
     >>> torch.tile(torch.tensor([[1, 2]]), (2,))
     tensor([[1, 2, 1, 2]])
     """
-    dims = _shape_arg((dims,) if isinstance(dims, (int, np.integer)) else tuple(dims))
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    dims = _shape_arg(tuple(dims))
     dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, *dims)
 

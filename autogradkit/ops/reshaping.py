@@ -37,6 +37,7 @@ from .._warn_once import warn_once
 from ..tensor import Size, Tensor, _wrap_dim
 from .rearrange import flip
 from .shape import (
+    Alias,
     _shape_arg,
     cat,
     contiguous,
@@ -90,7 +91,12 @@ def broadcast_to(input: Tensor, size) -> Tensor:
     tensor([[1, 1, 1],
             [2, 2, 2]])
     """
-    return expand(input, _shape_arg((size,) if isinstance(size, (int, np.integer)) else size))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            "broadcast_to(): argument 'size' (position 2) must be tuple of ints, "
+            f"not {type(size).__name__}"
+        )
+    return expand(input, _shape_arg(tuple(size)))
 
 
 def broadcast_shapes(*shapes) -> Size:
@@ -114,9 +120,7 @@ def broadcast_shapes(*shapes) -> Size:
         for back in range(1, len(sizes) + 1):
             size, current = int(sizes[-back]), result[-back]
             if size < 0:
-                raise RuntimeError(
-                    f"Trying to create tensor with negative dimension {size}: {list(sizes)}"
-                )
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
             if size == current or size == 1:
                 continue
             if current != 1:
@@ -142,8 +146,11 @@ def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
     tensor([[1., 2., 3.],
             [1., 2., 3.]])
     """
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     shape = tuple(tensors[0].shape) if tensors else ()
     for t in tensors[1:]:
         shape = _broadcast_pair(shape, tuple(t.shape))
@@ -336,6 +343,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     order: list[int | None] = [None] * builtins.max(ndim, 1)
     for s, d in zip(src, dst):
         order[d] = s
+    if ndim == 0:  # nothing to move: PyTorch's alias of the tensor (a view)
+        return Alias.apply(input, ())
     rest = iter(d for d in range(ndim) if d not in src)
     dims = [next(rest) if d is None else d for d in order][:ndim]
     return permute(input, *dims)

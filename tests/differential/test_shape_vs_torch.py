@@ -1004,6 +1004,38 @@ def test_rng_state_is_a_tensor_of_the_state_bytes():
         torch.set_rng_state(state[:3])
 
 
+# ----------------------------------------------------------------------------- edges a probe against torch found
+
+
+@program("edges-0d-and-argument-types")
+def _(lib, inp):
+    x = lib.tensor(2.0, requires_grad=True)
+    moved, taken, picked = (
+        lib.movedim(x, 0, 0),
+        x.take(lib.tensor([0, 0])),
+        x.masked_select(lib.tensor(True)),
+    )
+    (moved * 2 + taken.sum() + (picked * 3).sum()).backward()
+    m = lib.arange(6.0).reshape(2, 3)
+    return {
+        "movedim-0d": moved,
+        "movedim-0d-is-view": moved._base is x,
+        "take-0d": taken,
+        "masked_select-0d": picked,
+        "masked_select-0d-mask": m.masked_select(lib.tensor(False)),
+        "x": x,
+        "tile-method-ints": [m.tile(2), m.tile(1, 2), m.tile((2, 1, 1))],
+        "errors": {
+            "broadcast_to-int": attempt(lambda: lib.broadcast_to(lib.ones(1), 5)),
+            "broadcast_tensors-list": attempt(
+                lambda: lib.broadcast_tensors([lib.ones(2), lib.ones(2)])
+            ),
+            "broadcast_shapes-negative": attempt(lambda: lib.broadcast_shapes((2, -1))),
+            "tile-int": attempt(lambda: lib.tile(m, 2)),
+        },
+    }
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
