@@ -170,6 +170,7 @@ from .ops.products import (
     tensordot,
     vdot,
 )
+from .ops.pseudo_inverse import pinverse
 from .ops.rearrange import diag, diag_embed, diagonal, flip, index_select, roll, trace, tril, triu
 from .ops.reduction import allclose, argmax, max, mean, min, sum
 from .ops.reshaping import (
@@ -239,6 +240,7 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "pinverse",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",

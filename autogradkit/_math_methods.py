@@ -165,6 +165,9 @@ class MathMethods(TensorBase):
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return ops.products.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
+    def pinverse(self, rcond: builtins.float = 1e-15):
+        return ops.pseudo_inverse.pinverse(self, rcond)
+
     def inverse(self):
         return ops.square_matrices.inverse(self)
 

@@ -4592,6 +4592,50 @@ def _(lib, inp):
     }
 
 
+@program(
+    "pinv-and-pinverse",
+    {
+        "tall": Inp((4, 2), F32),
+        "wide": Inp((2, 3), F32),
+        "batch": Inp((2, 3, 2), F32),
+        "a64": Inp((3, 2), F64),
+    },
+)
+def _(lib, inp):
+    """linalg.pinv and pinverse (LinalgPinvBackward0): tall, wide, square and batched
+    matrices, the cut-offs (default, rcond, atol, rtol), a zero matrix; gradients,
+    second derivatives, gradcheck (forward mode too), gradgradcheck, the method,
+    and the refusals."""
+    t = H.leaves(lib, {k: val for k, val in inp.items() if not k.endswith("64")}, grad=list(inp))
+    out: dict[str, object] = {}
+    for name, a in t.items():
+        p = lib.linalg.pinv(a)
+        (g,) = lib.autograd.grad((p * p).sum(), a, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), a)
+        out[name] = [p, g.detach(), h, lib.pinverse(a), a.pinverse()]
+    small = lib.tensor([[1.0, 0.0], [0.0, 1e-3]])
+    out["cut-offs"] = [
+        lib.linalg.pinv(lib.tensor([[1.0, 0.0], [0.0, 1e-8]])),
+        lib.pinverse(lib.tensor([[1.0, 0.0], [0.0, 1e-8]]), rcond=1e-10),
+        lib.linalg.pinv(small, atol=1e-2),
+        lib.linalg.pinv(small, rtol=1e-2, atol=0.0),
+        lib.linalg.pinv(lib.zeros(2, 2)),
+        lib.linalg.pinv(lib.ones(0, 3)),
+    ]
+    a64 = lib.tensor(inp["a64"], requires_grad=True)
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(lib.linalg.pinv, (a64,), check_forward_ad=True),
+        lib.autograd.gradcheck(lib.pinverse, (a64.t(),), check_forward_ad=True),
+        lib.autograd.gradgradcheck(lib.linalg.pinv, (a64,)),
+    ]
+    out["refused"] = [
+        attempt(lambda: lib.pinverse(lib.ones(3))),
+        attempt(lambda: lib.pinverse(lib.ones(2, 2, dtype=lib.long))),
+        attempt(lambda: lib.linalg.pinv(lib.ones(3))),
+    ]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
