@@ -320,6 +320,8 @@ class BinaryCrossEntropy(_Loss):
     def forward(ctx, p, y, weight, reduction):
         if not np.all((p >= 0) & (p <= 1)):  # nan is refused too, as PyTorch
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if not np.all((y >= 0) & (y <= 1)):  # (a target of 2 made a negative loss)
+            raise RuntimeError("all elements of target should be between 0 and 1")
         ctx.save_for_backward(p, y, weight)
         ctx.reduction, ctx.count = reduction, p.size
         with np.errstate(divide="ignore"):
@@ -557,7 +559,29 @@ def binary_cross_entropy_with_logits(
     _check_constant("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     weight_data = weight._data if isinstance(weight, Tensor) else weight
     pos_data = pos_weight._data if isinstance(pos_weight, Tensor) else pos_weight
+    _check_logit_weights(input._data.shape, weight_data, pos_data)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight_data, pos_data, reduction)
+
+
+def _check_logit_weights(shape: tuple, weight, pos_weight) -> None:
+    """PyTorch's errors for a ``pos_weight`` or ``weight`` that does not broadcast
+    to the logits' shape, or would make the loss larger than them (NumPy's own would
+    be a ValueError from deep inside): ``pos_weight`` first, as PyTorch meets it
+    first (with the target), then ``weight`` (with the losses)."""
+    losses = np.broadcast_to(0, shape)
+    for w, weight_first in ((pos_weight, True), (weight, False)):
+        if w is None:
+            continue
+        try:
+            joined = np.broadcast_shapes(np.shape(w), shape)
+        except ValueError:
+            raise (
+                broadcast_error(w, losses) if weight_first else broadcast_error(losses, w)
+            ) from None
+        if joined != shape:
+            raise RuntimeError(
+                f"output with shape {list(shape)} doesn't match the broadcast shape {list(joined)}"
+            )
 
 
 def binary_cross_entropy(

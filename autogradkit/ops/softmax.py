@@ -323,6 +323,7 @@ def nll_loss(
 ) -> Tensor:
     """Negative log-likelihood of class indices ``target`` (N,) under
     log-probabilities ``input`` (N, C) — or (C,) and a 0-d target."""
+    _check_reduction(reduction)
     if isinstance(target, Tensor):
         _check_batch(input, target)
     _check_target(target, "nll_loss_nd")
@@ -332,12 +333,24 @@ def nll_loss(
             f"got {input.ndim} dimensions"
         )
     classes = input.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
     targets = target._data
     if np.any((targets != ignore_index) & ((targets < 0) | (targets >= classes))):
         bad = targets[(targets != ignore_index) & ((targets < 0) | (targets >= classes))][0]
         raise IndexError(f"Target {bad} is out of bounds.")
     weights = None if weight is None else weight._data
     return NllLoss.apply(input, targets, weights, reduction, ignore_index)
+
+
+def _check_reduction(reduction: str) -> None:
+    """PyTorch's refusal of an unknown ``reduction`` (which would otherwise count as
+    "none": a tensor of losses where one number was asked for)."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _check_batch(input: Tensor, target: Tensor) -> None:
@@ -378,6 +391,7 @@ def cross_entropy(
 ) -> Tensor:
     """Cross-entropy of class indices ``target`` under unnormalised scores
     ``input``: ``nll_loss(log_softmax(input, 1), target)``, as PyTorch records it."""
+    _check_reduction(reduction)
     if (
         isinstance(target, Tensor)
         and target._data.dtype.kind == "f"

@@ -1545,6 +1545,40 @@ errors(
 )
 
 
+errors(
+    "loss-arguments-that-do-not-fit",
+    lambda lib, t: lib.nn.functional.cross_entropy(t["s"], lib.tensor([0, 1, 0]), reduction="x"),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.tensor([0, 1, 0]), reduction="avg"),
+    lambda lib, t: lib.nn.CrossEntropyLoss(reduction="x")(t["s"], lib.tensor([0, 1, 0])),
+    lambda lib, t: lib.nn.functional.cross_entropy(
+        t["s"], lib.tensor([0, 1, 0]), weight=lib.ones(3)
+    ),
+    lambda lib, t: lib.nn.functional.nll_loss(t["s"], lib.tensor([0, 1, 0]), weight=lib.ones(2, 1)),
+    lambda lib, t: lib.nn.functional.cross_entropy(
+        t["s"], lib.tensor([0, 5, 0]), weight=lib.ones(3), label_smoothing=0.1
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy(
+        t["s"].sigmoid(), lib.tensor([[0.0, 2.0], [1.0, 0.0], [0.5, 1.0]])
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy(
+        t["s"].sigmoid(), lib.tensor([[0.0, -0.1], [1.0, 0.0], [0.5, 1.0]])
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(
+        t["s"], lib.zeros(3, 2), pos_weight=lib.ones(3)
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(
+        t["s"], lib.zeros(3, 2), pos_weight=lib.ones(3, 1, 1)
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(
+        t["s"], lib.zeros(3, 2), weight=lib.ones(4)
+    ),
+    lambda lib, t: lib.nn.functional.binary_cross_entropy_with_logits(
+        t["s"], lib.zeros(3, 2), weight=lib.ones(3, 1), pos_weight=lib.ones(2)
+    ),
+    inputs={"s": Inp((3, 2), F32)},
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
