@@ -58,7 +58,26 @@ VIEWS = {
     "diagonal": lambda x: x.diagonal(),
     "diagonal-offset": lambda x: x.diagonal(1),
     "view-of-view": lambda x: x.t()[1:].reshape(-1),
+    "movedim": lambda x: x.movedim(0, 1),
+    "moveaxis-fn": lambda x: torch_like(x).moveaxis(x, -1, 0),
+    "swapaxes": lambda x: x.swapaxes(0, 1),
+    "swapdims": lambda x: x.swapdims(1, 0),
+    "ravel": lambda x: x.ravel(),
+    "unflatten": lambda x: x.unflatten(1, (3, 1)),
+    "narrow-fn": lambda x: torch_like(x).narrow(x, 1, 0, 2),
+    "select-fn": lambda x: torch_like(x).select(x, 0, 1),
+    "tensor_split-piece": lambda x: x.tensor_split(2, dim=1)[0],
+    "hsplit-piece": lambda x: x.hsplit([1])[1],
+    "vsplit-piece": lambda x: x.vsplit(2)[1],
+    "atleast_3d": lambda x: torch_like(x).atleast_3d(x),
 }
+
+
+def torch_like(x):
+    """The library ``x`` comes from (autogradkit or torch), for its functions."""
+    import sys
+
+    return sys.modules[type(x).__module__.split(".")[0]]
 
 
 def _shares_memory(make_view):
