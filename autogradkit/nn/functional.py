@@ -53,6 +53,10 @@ __all__ = [
     "smooth_l1_loss",
     "huber_loss",
     "kl_div",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "triplet_margin_loss",
+    "multilabel_soft_margin_loss",
     "sigmoid",
     "relu",
     "relu_",
@@ -2148,6 +2152,165 @@ def _index_padded(input: Tensor, amounts: tuple[int, ...], mode: str, value) -> 
     if dims == 1 and width < 1:
         raise RuntimeError(f"input (W: {shape[-1]}) is too small. Calculated output W: {width}")
     return _INDEX_PADDINGS[mode, dims].apply(input, amounts, mode)
+
+
+def _checked_reduction(size_average, reduce, reduction: str) -> str:
+    """The reduction asked for (the legacy arguments turned into one, with their
+    warning), refused in PyTorch's words if it is none of PyTorch's."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduced(loss: Tensor, reduction: str) -> Tensor:
+    """PyTorch's apply_loss_reduction: the mean, the sum, or the losses themselves."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, −y·(x₁ − x₂) + margin) per pair, reduced: with y = 1 the first input
+    should rank higher by at least ``margin``, with y = −1 the second. As PyTorch's
+    C++ records it (``MulBackward0``, ``AddBackward1``, the in-place
+    ``ClampMinBackward0``, then the reduction).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> a = torch.tensor([0.5, 2.0], requires_grad=True)
+    >>> torch.nn.functional.margin_ranking_loss(a, torch.tensor([1.0, 1.0]), torch.tensor([1.0, 1.0]))
+    tensor(0.2500, grad_fn=<MeanBackward0>)
+    """
+    reduction = _checked_reduction(size_average, reduce, reduction)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    with scalar_overloads():
+        unclamped = -target * (input1 - input2) + margin
+    return _reduced(unclamped.clamp_min_(0), reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """x where y = 1, max(0, margin − x) where y = −1 (x a distance, y whether the
+    pair is similar), reduced. As PyTorch's C++ records it: margin − x from a tensor
+    filled with the margin (``SubBackward0``), ``ClampMinBackward0``, one
+    ``WhereBackward0`` per case, their sum.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> d = torch.tensor([0.3, 0.2], requires_grad=True)
+    >>> torch.nn.functional.hinge_embedding_loss(d, torch.tensor([1.0, -1.0]))
+    tensor(0.5500, grad_fn=<MeanBackward0>)
+    """
+    from ..ops.where import where
+
+    reduction = _checked_reduction(size_average, reduce, reduction)
+    zeros = Tensor._make(np.zeros_like(input._data))
+    filled = Tensor._make(np.full_like(input._data, margin))
+    margin_clamp = (filled - input).clamp_min_(0)
+    output_margin = where(target != 1, margin_clamp, zeros)
+    output_self = where(target != -1, input, zeros)
+    return _reduced(output_margin + output_self, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, d(a, p) − d(a, n) + margin) per triplet, d the pairwise distance,
+    reduced: the anchor should be nearer the positive than the negative by at
+    least ``margin``; ``swap=True`` uses d(p, n) when it is smaller. As PyTorch's
+    C++ records it (``NormBackward1`` per distance, ``AddBackward1``,
+    ``SubBackward0``, ``ClampMinBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> a = torch.tensor([[0.0, 0.0]], requires_grad=True)
+    >>> torch.nn.functional.triplet_margin_loss(a, torch.tensor([[0.0, 1.0]]), torch.tensor([[1.0, 1.0]]))
+    tensor(0.5858, grad_fn=<MeanBackward0>)
+    """
+    from ..ops.pointwise import minimum
+
+    reduction = _checked_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs"
+        )
+    distance_positive = pairwise_distance(anchor, positive, p, eps)
+    distance_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        distance_negative = minimum(
+            distance_negative, pairwise_distance(positive, negative, p, eps)
+        )
+    with scalar_overloads():
+        unclamped = distance_positive + margin - distance_negative
+    return _reduced(unclamped.clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Binary cross-entropy of each class's logit against its 0/1 label, averaged
+    over the classes (the last dimension), then reduced over the samples; as
+    PyTorch's Python computes it, through ``logsigmoid``.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[0.0, 2.0]], requires_grad=True)
+    >>> torch.nn.functional.multilabel_soft_margin_loss(x, torch.tensor([[0.0, 1.0]]))
+    tensor(0.4100, grad_fn=<MeanBackward0>)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)  # one loss per sample
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    return _reduced(loss, reduction)
 
 
 # ----------------------------------------------------------------------------- dropout

@@ -90,6 +90,10 @@ __all__ = [
     "SmoothL1Loss",
     "HuberLoss",
     "KLDivLoss",
+    "MarginRankingLoss",
+    "HingeEmbeddingLoss",
+    "TripletMarginLoss",
+    "MultiLabelSoftMarginLoss",
     "NLLLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -2111,6 +2115,87 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """max(0, −y·(x₁ − x₂) + margin): ``nn.functional.margin_ranking_loss``."""
+
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class HingeEmbeddingLoss(_Loss):
+    """x for similar pairs, max(0, margin − x) for dissimilar ones:
+    ``nn.functional.hinge_embedding_loss``."""
+
+    def __init__(
+        self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """max(0, d(a, p) − d(a, n) + margin): ``nn.functional.triplet_margin_loss``."""
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class MultiLabelSoftMarginLoss(_Loss):
+    """Per-class binary cross-entropy of logits, averaged over the classes:
+    ``nn.functional.multilabel_soft_margin_loss``."""
+
+    def __init__(
+        self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.register_buffer("weight", weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 class NLLLoss(_Loss):

@@ -1890,6 +1890,76 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "margin-hinge-triplet-and-multilabel-soft-margin-losses",
+    {"a": Inp((4, 3), F32), "b": Inp((4, 3), F32), "c": Inp((4, 3), F32), "x64": Inp((3, 2), F64)},
+)
+def _(lib, inp):
+    """MarginRankingLoss, HingeEmbeddingLoss, TripletMarginLoss (swap, p = 1) and
+    MultiLabelSoftMarginLoss (class weights), functional and modules: values per
+    reduction, gradients, PyTorch's C++ graphs, gradcheck, reprs, and refusals."""
+    F, nn = lib.nn.functional, lib.nn
+    a = lib.tensor(inp["a"], requires_grad=True)
+    b = lib.tensor(inp["b"], requires_grad=True)
+    c = lib.tensor(inp["c"])
+    x64 = lib.tensor(inp["x64"], requires_grad=True)
+    signs = lib.tensor([1.0, -1.0, 1.0, -1.0])
+    labels = (c > 0).float()
+    out: dict[str, object] = {}
+    for reduction in ["mean", "sum", "none"]:
+        losses = {
+            "ranking": F.margin_ranking_loss(a[:, 0], b[:, 0], signs, 0.3, reduction=reduction),
+            "hinge": F.hinge_embedding_loss(a[:, 1], signs, margin=0.5, reduction=reduction),
+            "triplet": F.triplet_margin_loss(a, b, c, reduction=reduction),
+            "triplet-swap": F.triplet_margin_loss(
+                a, b, c, 2.0, p=1, swap=True, reduction=reduction
+            ),
+            "multilabel": F.multilabel_soft_margin_loss(a, labels, reduction=reduction),
+        }
+        for name, loss in losses.items():
+            grads = lib.autograd.grad(loss.sum(), [a, b], allow_unused=True)
+            out[f"{name}-{reduction}"] = [loss, grads]
+    weighted = F.multilabel_soft_margin_loss(a, labels, weight=lib.tensor([1.0, 2.0, 0.5]))
+    out["multilabel-weighted"] = [weighted, lib.autograd.grad(weighted, a)[0]]
+    modules = [
+        nn.MarginRankingLoss(),
+        nn.MarginRankingLoss(margin=0.5, reduction="sum"),
+        nn.HingeEmbeddingLoss(),
+        nn.HingeEmbeddingLoss(margin=2.0),
+        nn.TripletMarginLoss(),
+        nn.TripletMarginLoss(margin=0.5, p=1.0, swap=True),
+        nn.MultiLabelSoftMarginLoss(),
+        nn.MultiLabelSoftMarginLoss(weight=lib.ones(3)),
+    ]
+    out["reprs"] = [repr(m) for m in modules]
+    out["module-values"] = [
+        modules[1](a[:, 0], b[:, 0], signs),
+        modules[3](a[:, 2], signs),
+        modules[5](a, b, c),
+        modules[7](a, labels),
+        list(modules[7].state_dict()),
+    ]
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(
+            lambda t: F.margin_ranking_loss(t[:, 0], t[:, 1], lib.tensor([1.0, -1.0, 1.0]), 0.1),
+            (x64,),
+        ),
+        lib.autograd.gradcheck(lambda t: F.triplet_margin_loss(t, t.flip(0), t * 2), (x64,)),
+        lib.autograd.gradcheck(
+            lambda t: F.multilabel_soft_margin_loss(t, lib.tensor([[0.0, 1.0]] * 3)), (x64,)
+        ),
+    ]
+    out["refused"] = [
+        attempt(lambda: F.margin_ranking_loss(a, b[:, 0], signs)),
+        attempt(lambda: F.margin_ranking_loss(a[:, 0], b[:, 0], signs, reduction="avg")),
+        attempt(lambda: F.triplet_margin_loss(a, b, c, margin=0.0)),
+        attempt(lambda: F.triplet_margin_loss(a, b[0], c)),
+        attempt(lambda: nn.TripletMarginLoss(margin=-1.0)),
+        attempt(lambda: F.multilabel_soft_margin_loss(a, labels, reduction="avg")),
+    ]
+    return out
+
+
 @program("parameter-dict", {"x": Inp((2, 3), F32)})
 def _(lib, inp):
     """nn.ParameterDict as PyTorch 2.13 defines it: tensors become parameters,
