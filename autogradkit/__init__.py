@@ -159,6 +159,19 @@ from .ops.pointwise import (
     sqrt,
     tanh,
 )
+from .ops.predicates import (
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    isreal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    signbit,
+)
 from .ops.products import (
     addbmm,
     addmv,
@@ -234,6 +247,7 @@ from .ops.special import addcdiv, addcmul, atan2, erf, erfinv, hypot, isclose, l
 from .ops.split import chunk, split, unbind
 from .ops.square_matrices import det, inverse, logdet, matrix_power, slogdet
 from .ops.statistics import amax, amin, std, std_mean, var, var_mean
+from .ops.summaries import aminmax, count_nonzero, nanmean, nansum
 from .ops.trapezoid import trapezoid, trapz
 from .tensor import Size, Tensor
 
@@ -529,6 +543,21 @@ __all__ = [
     "xlogy",
     "zeros",
     "zeros_like",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "signbit",
+    "aminmax",
+    "count_nonzero",
+    "nanmean",
+    "nansum",
 ]
 
 clip = clamp

@@ -569,6 +569,41 @@ class InplaceMethods(TensorBase):
         """In place: zeros below diagonal ``diagonal``, as :func:`~autogradkit.triu`."""
         return self._written_inplace(functools.partial(ops.rearrange.triu, diagonal=diagonal))
 
+    # PyTorch records no node for the logical connectives in place: the tensor's
+    # values change and its grad_fn stays what it was (even on a leaf that requires
+    # grad), so autogradkit does the same.
+    def logical_and_(self, other) -> Self:
+        """In place: 1 where this tensor and ``other`` are both nonzero, else 0."""
+        return self._logical_inplace("logical_and_", ops.predicates.logical_and, other)
+
+    def logical_or_(self, other) -> Self:
+        """In place: 1 where this tensor or ``other`` is nonzero, else 0."""
+        return self._logical_inplace("logical_or_", ops.predicates.logical_or, other)
+
+    def logical_xor_(self, other) -> Self:
+        """In place: 1 where exactly one of this tensor and ``other`` is nonzero."""
+        return self._logical_inplace("logical_xor_", ops.predicates.logical_xor, other)
+
+    def logical_not_(self) -> Self:
+        """In place: 1 where this tensor is zero, else 0."""
+        return self._logical_inplace("logical_not_", ops.predicates.logical_not)
+
+    def _logical_inplace(self, name: str, connective: Callable, *other) -> Self:
+        if other and not isinstance(other[0], TensorBase):
+            raise TypeError(
+                f"{name}(): argument 'other' (position 1) must be Tensor, "
+                f"not {type(other[0]).__name__}"
+            )
+        truth = connective(self._make(self._data), *other)._data
+        if truth.shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                f"shape {list(truth.shape)}"
+            )
+        self._data[...] = truth
+        self._version_counter[0] += 1
+        return self
+
     def _written_inplace(self, out_of_place: Callable, operand=None) -> Self:
         """An operation computed out of place and written into this tensor, whose
         result must keep this tensor's shape; recorded when this tensor or the

@@ -489,6 +489,52 @@ class MathMethods(TensorBase):
     ):
         return ops.special.isclose(self, other, rtol, atol, equal_nan)
 
+    # -- questions of each element, and summaries that skip nan -----------------------
+    def isnan(self):
+        return ops.predicates.isnan(self)
+
+    def isinf(self):
+        return ops.predicates.isinf(self)
+
+    def isfinite(self):
+        return ops.predicates.isfinite(self)
+
+    def isposinf(self):
+        return ops.predicates.isposinf(self)
+
+    def isneginf(self):
+        return ops.predicates.isneginf(self)
+
+    def isreal(self):
+        return ops.predicates.isreal(self)
+
+    def signbit(self):
+        return ops.predicates.signbit(self)
+
+    def logical_and(self, other):
+        return ops.predicates.logical_and(self, other)
+
+    def logical_or(self, other):
+        return ops.predicates.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return ops.predicates.logical_xor(self, other)
+
+    def logical_not(self):
+        return ops.predicates.logical_not(self)
+
+    def nansum(self, dim=None, keepdim: builtins.bool = False, *, dtype=None):
+        return ops.summaries.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim: builtins.bool = False, *, dtype=None):
+        return ops.summaries.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def count_nonzero(self, dim=None):
+        return ops.summaries.count_nonzero(self, dim)
+
+    def aminmax(self, *, dim=None, keepdim: builtins.bool = False):
+        return ops.summaries.aminmax(self, dim=dim, keepdim=keepdim)
+
     # -- softmax, products, norms -------------------------------------------------
     def softmax(self, *args, **kwargs):
         return ops.softmax.softmax(self, *args, **kwargs)

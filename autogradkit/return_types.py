@@ -7,7 +7,17 @@ prints as PyTorch prints it.
 
 from __future__ import annotations
 
-__all__ = ["max", "min", "sort", "topk", "median", "nanmedian", "slogdet", "linalg_slogdet"]
+__all__ = [
+    "max",
+    "min",
+    "sort",
+    "topk",
+    "median",
+    "nanmedian",
+    "slogdet",
+    "linalg_slogdet",
+    "aminmax",
+]
 
 
 class _ValuesIndices(tuple):
@@ -118,3 +128,29 @@ class cummin(_ValuesIndices):  # PyTorch's name for what cummin returns
     """What ``cummin(input, dim)`` returns."""
 
     __slots__ = ()
+
+
+class aminmax(tuple):  # PyTorch's name for what aminmax returns
+    """What ``aminmax(input)`` returns: a ``(min, max)`` pair, whose parts are also
+    ``.min`` and ``.max``."""
+
+    __slots__ = ()
+
+    def __new__(cls, min, max):
+        return super().__new__(cls, (min, max))
+
+    @property
+    def min(self):
+        """The smallest elements."""
+        return self[0]
+
+    @property
+    def max(self):
+        """The largest elements."""
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"autogradkit.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+    def __reduce__(self):
+        return type(self), tuple(self)

@@ -322,6 +322,11 @@ REDUCTIONS = [
     unary("amax", lambda L, a: a.amax()),
     unary("amax_dim_last", lambda L, a: L.amax(a, -1), shapes=NONSCALAR),
     unary("amin_tuple_keepdim", lambda L, a: a.amin((0, 1), keepdim=True), shapes=NONSCALAR[1:]),
+    unary("nansum", lambda L, a: L.nansum(a)),
+    unary("nansum_dim_keepdim", lambda L, a: a.nansum(-1, keepdim=True), shapes=NONSCALAR),
+    unary("nanmean_dim0", lambda L, a: L.nanmean(a, 0), shapes=NONSCALAR),
+    unary("aminmax", lambda L, a: L.aminmax(a).min + L.aminmax(a).max * 2),
+    unary("aminmax_dim_last", lambda L, a: a.aminmax(dim=-1).max, shapes=NONSCALAR),
 ]
 
 REARRANGE = [

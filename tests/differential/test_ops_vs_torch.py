@@ -828,6 +828,138 @@ op(
 )
 
 
+# ----------------------------------------------------------------------------- elem26: predicates, nan-skipping summaries
+
+
+def second(pid: str, f, inputs: dict) -> None:
+    """Second derivative: g = ∂(Σ v⊙f(x))/∂x recorded with create_graph, then Σ g
+    differentiated again into x.grad (values compared, not the recorded graph)."""
+    seed = _seed("ops/" + pid)
+
+    def prog(lib, inp):
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = f(lib, x)
+        v = H.weight_like(lib, y, seed)
+        (g,) = lib.autograd.grad((y * v).sum(), x, create_graph=True)
+        g.sum().backward()
+        return {"y": y, "g": g, "x": x}
+
+    register(pid, prog, inputs, ignore_graph=True)
+
+
+_NAN_INF = [1.0, -0.0, float("inf"), -float("inf"), float("nan"), -2.5]
+
+
+def _predicates_prog(lib, inp):
+    attempt = H.attempt
+    f = lib.tensor(_NAN_INF, requires_grad=True)
+    i, b = lib.tensor(inp["i"]), lib.tensor(inp["b"])
+    record: dict = {}
+    for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit"):
+        record[name] = getattr(lib, name)(f)
+        record[name + "-method-int"] = getattr(i, name)()
+        record[name + "-bool"] = getattr(lib, name)(b)
+        record[name + "-number"] = attempt(lambda name=name: getattr(lib, name)(1.0))
+    record["isnan-float64-0d"] = lib.tensor(float("nan"), dtype=lib.float64).isnan()
+    record["and"] = lib.logical_and(f, lib.tensor(1))
+    record["or"] = f.logical_or(lib.zeros(6))
+    record["xor-broadcast"] = lib.logical_xor(i.reshape(2, 3), b[:3])
+    record["not"] = lib.logical_not(i)
+    record["not-method-float"] = f.logical_not()
+    record["and-number"] = attempt(lambda: lib.logical_and(f, 1))
+    record["and-shapes"] = attempt(lambda: lib.logical_and(f, lib.ones(2)))
+    x = lib.tensor([1.0, 0.0, 2.0])
+    record["not_"] = (x.logical_not_(), x._version)
+    record["and_-int-into-float"] = x.logical_and_(lib.tensor([1, 1, 0]))
+    record["or_-bool"] = lib.tensor([True, False]).logical_or_(lib.tensor([False, False]))
+    record["xor_"] = lib.tensor([3, 0]).logical_xor_(lib.tensor([1.0, 1.0]))
+    record["xor_-number"] = attempt(lambda: x.logical_xor_(2))
+    record["and_-shapes"] = attempt(lambda: lib.ones(2).logical_and_(lib.ones(3, 2)))
+    # PyTorch records nothing for these in place, not even on a leaf requiring grad.
+    leaf = lib.tensor([1.0, 0.0], requires_grad=True)
+    y = leaf * 1
+    record["not_-recorded-nothing"] = y.logical_not_()
+    record["not_-leaf"] = leaf.logical_not_()
+    return record
+
+
+register(
+    "predicates-and-logical",
+    _predicates_prog,
+    {"i": Inp((6,), "int64", "int"), "b": Inp((6,), "bool", "bool")},
+)
+
+for dt in FLOATS:
+    op(f"nansum-{dt}", lambda lib, x: lib.nansum(x), {"x": Inp((2, 3), dt)})
+    op(f"nanmean-dim-{dt}", lambda lib, x: lib.nanmean(x, 1), {"x": Inp((2, 3), dt)})
+    op(
+        f"aminmax-{dt}",
+        lambda lib, x: tuple(lib.aminmax(x)),
+        {"x": Inp((2, 3), dt, "ties")},
+    )
+op(
+    "nansum-dim-keepdim-method",
+    lambda lib, x: x.nansum(dim=(0, 2), keepdim=True),
+    {"x": Inp((2, 3, 2), F64)},
+)
+op("nanmean-keepdim-method", lambda lib, x: x.nanmean(-1, keepdim=True), {"x": Inp((3, 2), F32)})
+op("aminmax-dim-method", lambda lib, x: tuple(x.aminmax(dim=-1)), {"x": Inp((3, 4), F64, "ties")})
+op(
+    "aminmax-dim-keepdim-min-only",
+    lambda lib, x: lib.aminmax(x, dim=0, keepdim=True).min,
+    {"x": Inp((3, 4), F32, "ties")},
+)
+second("nansum-double-backward", lambda lib, x: lib.nansum(x * x), {"x": Inp((4,), F64)})
+second("nanmean-double-backward", lambda lib, x: lib.nanmean(x * x, 0), {"x": Inp((4,), F64)})
+second(
+    "aminmax-double-backward", lambda lib, x: lib.aminmax(x * x).max, {"x": Inp((4,), F64, "ties")}
+)
+
+
+def _nan_summaries_prog(lib, inp):
+    attempt = H.attempt
+    nan = float("nan")
+    x = lib.tensor([[1.0, nan, 3.0], [nan, nan, nan]], requires_grad=True)
+    total = lib.nansum(x * 2)
+    means = lib.nanmean(x, dim=1)
+    (total + means.nansum()).backward()
+    i = lib.tensor(inp["i"])
+    low_high = lib.aminmax(x.detach()[0])
+    return {
+        "total": total,
+        "means": means,
+        "x": x,
+        "nansum-int": lib.nansum(i),
+        "nansum-int-dim": i.reshape(2, 3).nansum(1),
+        "nansum-bool": lib.nansum(i > 0),
+        "nansum-dtype": lib.nansum(i, dtype=lib.float64),
+        "nansum-empty": lib.nansum(lib.zeros(0)),
+        "nanmean-int": attempt(lambda: lib.nanmean(i)),
+        "nanmean-all-nan": lib.nanmean(lib.tensor([nan, nan])),
+        "nanmean-dtype": lib.nanmean(x.detach(), dtype=lib.float64),
+        "count": lib.count_nonzero(i),
+        "count-dim": lib.count_nonzero(i.reshape(2, 3), 0),
+        "count-dims": i.reshape(2, 3).count_nonzero(dim=(0, 1)),
+        "count-float-nan": lib.count_nonzero(x),
+        "aminmax": low_high,
+        "aminmax-nan": lib.aminmax(x[0]),
+        "aminmax-unpack-names": (low_high.min, low_high.max),
+        "aminmax-int": lib.aminmax(i),
+        "aminmax-bool": lib.aminmax(i > 0),
+        "aminmax-0d": lib.aminmax(lib.tensor(3.0), dim=0),
+        "aminmax-keepdim-all": lib.aminmax(lib.ones(2, 3), keepdim=True),
+        "aminmax-dim-tuple": attempt(lambda: lib.aminmax(x, dim=(0,))),
+        "aminmax-empty": attempt(lambda: lib.aminmax(lib.zeros(0))),
+        "aminmax-empty-dim": attempt(lambda: lib.aminmax(lib.zeros(2, 0), dim=1)),
+        "aminmax-empty-other-dim": lib.aminmax(lib.zeros(0, 2), dim=1),
+    }
+
+
+register(
+    "nansum-nanmean-count-nonzero-aminmax", _nan_summaries_prog, {"i": Inp((6,), "int64", "int")}
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
