@@ -46,6 +46,15 @@ class Conversions(TensorBase):
             )
         return self._data
 
+    def type_as(self, other: Any) -> Tensor:
+        """This tensor in ``other``'s dtype (itself when it has that dtype already)."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(
+                "type_as(): argument 'other' (position 1) must be Tensor, "
+                f"not {type(other).__name__}"
+            )
+        return self.to(_dtype.from_numpy_dtype(other._data.dtype))
+
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert to another dtype (``t.to(torch.float64)``); devices other than
         ``"cpu"`` are not available."""

@@ -575,3 +575,46 @@ def _no_extra(kwargs: dict, name: str) -> None:
     if kwargs:
         unexpected = next(iter(kwargs))
         raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'")
+
+
+# -- Tensor.new_*: new tensors with this tensor's dtype (and device) -------------------
+NEW_TENSOR_OF_A_TENSOR_MESSAGE = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "tensor.new_tensor(sourceTensor)."
+)
+
+
+def new_filled(
+    self: Tensor,
+    who: str,
+    size: tuple,
+    fill_value,
+    dtype: DType | None,
+    requires_grad: bool,
+    device,
+    keywords: dict | None = None,
+) -> Tensor:
+    """``self.new_zeros(size)``, ``new_ones``, ``new_empty`` and ``new_full``: a new
+    leaf of ``size`` filled with ``fill_value``, in ``self``'s dtype unless ``dtype``
+    says otherwise."""
+    _check_device(device)
+    keywords = dict(keywords or {})
+    shape = _size(size, keywords.pop("size", None), who)
+    _no_extra(keywords, who)
+    numpy_dtype = self._data.dtype if dtype is None else _check_dtype(dtype, who).numpy
+    return _leaf(np.full(shape, fill_value, dtype=numpy_dtype), requires_grad)
+
+
+def new_tensor(self: Tensor, data: Any, dtype: DType | None, requires_grad: bool, device) -> Tensor:
+    """``self.new_tensor(data)``: :func:`tensor` of ``data`` in ``self``'s dtype
+    unless ``dtype`` says otherwise. A tensor as ``data`` is copied (detached), with
+    PyTorch's warning that ``detach().clone()`` says so more clearly."""
+    import warnings
+
+    target = self.dtype if dtype is None else _check_dtype(dtype, "new_tensor")
+    if isinstance(data, Tensor):
+        warnings.warn(NEW_TENSOR_OF_A_TENSOR_MESSAGE, UserWarning, stacklevel=3)
+        _check_device(device)
+        return _leaf(data._data.astype(target.numpy, copy=True), requires_grad)
+    return tensor(data, dtype=target, requires_grad=requires_grad, device=device)

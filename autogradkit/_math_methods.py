@@ -202,6 +202,14 @@ class MathMethods(TensorBase):
     def view_as(self, other):
         return ops.shape.view(self, other.shape)
 
+    def reshape_as(self, other):
+        if not isinstance(other, TensorBase):
+            raise TypeError(
+                "reshape_as(): argument 'other' (position 1) must be Tensor, "
+                f"not {type(other).__name__}"
+            )
+        return ops.shape.reshape(self, other._data.shape)
+
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         return ops.shape.flatten(self, start_dim, end_dim)
 
@@ -489,6 +497,40 @@ class MathMethods(TensorBase):
     ):
         return ops.special.isclose(self, other, rtol, atol, equal_nan)
 
+    # -- new tensors with this tensor's dtype ----------------------------------------------
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False, **kw):
+        return _creation().new_filled(self, "new_zeros", size, 0, dtype, requires_grad, device, kw)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False, **kw):
+        return _creation().new_filled(self, "new_ones", size, 1, dtype, requires_grad, device, kw)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: builtins.bool = False, **kw):
+        # Its values are unspecified in PyTorch; autogradkit's are zeros.
+        return _creation().new_filled(self, "new_empty", size, 0, dtype, requires_grad, device, kw)
+
+    def new_full(
+        self,
+        size,
+        fill_value=None,
+        *,
+        dtype=None,
+        device=None,
+        requires_grad: builtins.bool = False,
+    ):
+        if fill_value is None:
+            raise TypeError('new_full() missing 1 required positional arguments: "fill_value"')
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                "new_full(): argument 'size' (position 1) must be tuple of ints, "
+                f"not {type(size).__name__}"
+            )
+        return _creation().new_filled(
+            self, "new_full", (tuple(size),), fill_value, dtype, requires_grad, device
+        )
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad: builtins.bool = False):
+        return _creation().new_tensor(self, data, dtype, requires_grad, device)
+
     # -- questions of each element, and summaries that skip nan -----------------------
     def isnan(self):
         return ops.predicates.isnan(self)
@@ -624,3 +666,11 @@ class MathMethods(TensorBase):
 
     def where(self, condition, other):
         return ops.select.where(condition, self, other)
+
+
+def _creation():
+    """autogradkit._creation, imported when first needed: it imports the Tensor
+    class, which is built from this module."""
+    from . import _creation
+
+    return _creation

@@ -960,6 +960,55 @@ register(
 )
 
 
+def _new_tensors_prog(lib, inp):
+    attempt = H.attempt
+    x = lib.tensor(inp["x"], requires_grad=True)
+    i = lib.tensor(inp["i"])
+    copy = H.caught_warnings(lambda: x.new_tensor(x))
+    y = x.reshape_as(lib.ones(3, 2)) * x.type_as(lib.ones(1)).reshape(3, 2)
+    y.sum().backward()
+    return {
+        "zeros": x.new_zeros(2, 3),
+        "zeros-tuple": x.new_zeros((2,)),
+        "zeros-size-kw": x.new_zeros(size=(2,)),
+        "ones-dtype": x.new_ones([2], dtype=lib.int64),
+        "ones-0d-int": i.new_ones(()),
+        "full": x.new_full((2,), 3),
+        "full-bool-into-float": lib.ones(2).new_full([2], True),
+        "full-float-into-int": i.new_full((2,), 2.5),
+        "full-requires-grad": x.new_full((2,), 3, requires_grad=True),
+        "empty-shape-dtype": (x.new_empty(0).shape, x.new_empty(2, 3).dtype),
+        "empty-bool": x.new_empty((2,), dtype=lib.bool).dtype,
+        "tensor-list": x.new_tensor([1, 2]),
+        "tensor-requires-grad": x.new_tensor(3, requires_grad=True),
+        "tensor-int-from-float": i.new_tensor([1.5]),
+        "tensor-bool-from-float": lib.tensor([True]).new_tensor([1.5]),
+        "tensor-of-int-tensor": x.new_tensor(i),
+        "tensor-of-tensor-warns": copy,
+        "tensor-of-tensor": x.new_tensor(x),
+        "type_as-int": x.type_as(i),
+        "type_as-float64": i.type_as(x),
+        "type_as-same-is-self": x.type_as(x) is x,
+        "y": y,
+        "x": x,
+        "zeros-str": attempt(lambda: x.new_zeros(2, "a")),
+        "full-int-size": attempt(lambda: x.new_full(2, 1.0)),
+        "full-no-value": attempt(lambda: x.new_full((2,))),
+        "zeros-int-requires-grad": attempt(lambda: i.new_zeros(2, requires_grad=True)),
+        "zeros-unknown-keyword": attempt(lambda: x.new_zeros(2, foo=1)),
+        "type_as-number": attempt(lambda: x.type_as(1.0)),
+        "reshape_as-wrong-size": attempt(lambda: x.reshape_as(lib.ones(4))),
+        "reshape_as-list": attempt(lambda: x.reshape_as([1, 2])),
+    }
+
+
+register(
+    "new-tensors-type-as-reshape-as",
+    _new_tensors_prog,
+    {"x": Inp((2, 3), F64), "i": Inp((3,), "int64", "int")},
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
