@@ -132,6 +132,18 @@ from .ops.elementary import (
     tan,
     trunc,
 )
+from .ops.elementary_more import (
+    acosh,
+    asinh,
+    atanh,
+    deg2rad,
+    erfc,
+    logit,
+    positive,
+    rad2deg,
+    sgn,
+    sinc,
+)
 from .ops.indexing import (
     index_add,
     index_copy,
@@ -558,6 +570,20 @@ __all__ = [
     "count_nonzero",
     "nanmean",
     "nansum",
+    "acosh",
+    "asinh",
+    "atanh",
+    "arccosh",
+    "arcsinh",
+    "arctanh",
+    "deg2rad",
+    "erfc",
+    "logit",
+    "positive",
+    "rad2deg",
+    "sgn",
+    "sinc",
+    "fix",
 ]
 
 clip = clamp
@@ -574,6 +600,10 @@ arcsin = asin
 arccos = acos
 arctan = atan
 arctan2 = atan2
+arcsinh = asinh
+arccosh = acosh
+arctanh = atanh
+fix = trunc
 
 
 def is_tensor(obj) -> _builtins.bool:

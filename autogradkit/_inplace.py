@@ -521,6 +521,48 @@ class InplaceMethods(TensorBase):
         """In place: ``self = erfinv(self)``."""
         return self._written_inplace(ops.special.erfinv)
 
+    def asinh_(self) -> Self:
+        """In place: ``self = asinh(self)``."""
+        return self._written_inplace(ops.elementary_more.AsinhInPlace.apply)
+
+    def acosh_(self) -> Self:
+        """In place: ``self = acosh(self)``."""
+        return self._written_inplace(ops.elementary_more.AcoshInPlace.apply)
+
+    def atanh_(self) -> Self:
+        """In place: ``self = atanh(self)``."""
+        return self._written_inplace(ops.elementary_more.AtanhInPlace.apply)
+
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+
+    def erfc_(self) -> Self:
+        """In place: ``self = erfc(self)``."""
+        return self._written_inplace(ops.elementary_more.erfc)
+
+    def logit_(self, eps=None) -> Self:
+        """In place: ``self = logit(self, eps)``."""
+        return self._written_inplace(lambda x: ops.elementary_more.logit(x, eps))
+
+    def sinc_(self) -> Self:
+        """In place: ``self = sinc(self)``."""
+        return self._written_inplace(ops.elementary_more.sinc)
+
+    def deg2rad_(self) -> Self:
+        """In place: degrees to radians."""
+        return self._written_inplace(ops.elementary_more.deg2rad)
+
+    def rad2deg_(self) -> Self:
+        """In place: radians to degrees."""
+        return self._written_inplace(ops.elementary_more.rad2deg)
+
+    def sgn_(self) -> Self:
+        """In place: ``self = sgn(self)``."""
+        return self._written_inplace(ops.elementary_more.sgn)
+
+    def fix_(self) -> Self:
+        """In place: rounded towards zero (``trunc``)."""
+        return self._written_inplace(ops.elementary.trunc)
+
     def atan2_(self, other) -> Self:
         """In place: ``self = atan2(self, other)``."""
         return self._written_inplace(lambda x: ops.special.atan2(x, other), other)
@@ -615,12 +657,21 @@ class InplaceMethods(TensorBase):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                 f"shape {list(values.shape)}"
             )
+        if not np.can_cast(values.dtype, self._data.dtype, casting="same_kind"):
+            # (an integer tensor cannot hold erf's or asinh's floats: PyTorch refuses)
+            raise RuntimeError(
+                f"result type {_dtype.scalar_type_name(values.dtype)} can't be cast to the "
+                f"desired output type {_dtype.scalar_type_name(self._data.dtype)}"
+            )
         operand = operand if isinstance(operand, TensorBase) and operand.requires_grad else None
 
         def compute(a, _operand=None):
             a[...] = values
 
         return self._inplace(lambda x, _operand=None: out_of_place(x), compute, operand)
+
+    # PyTorch's longer names for the in-place arithmetic.
+    multiply_, subtract_, divide_, true_divide_, negative_ = mul_, sub_, div_, div_, neg_
 
     def round_(self):
         return self._unary_inplace("round", np.round)

@@ -37,6 +37,9 @@ class MathMethods(TensorBase):
     def neg(self):
         return ops.arithmetic.neg(self)
 
+    # PyTorch's longer names for the same operations (and the same nodes: MulBackward0...)
+    multiply, subtract, divide, true_divide, negative = mul, sub, div, div, neg
+
     def pow(self, exponent):
         return ops.arithmetic.pow(self, exponent)
 
@@ -417,6 +420,38 @@ class MathMethods(TensorBase):
 
     arcsin, arccos, arctan = asin, acos, atan
 
+    def asinh(self):
+        return ops.elementary_more.asinh(self)
+
+    def acosh(self):
+        return ops.elementary_more.acosh(self)
+
+    def atanh(self):
+        return ops.elementary_more.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def erfc(self):
+        return ops.elementary_more.erfc(self)
+
+    def logit(self, eps=None):
+        return ops.elementary_more.logit(self, eps)
+
+    def sinc(self):
+        return ops.elementary_more.sinc(self)
+
+    def deg2rad(self):
+        return ops.elementary_more.deg2rad(self)
+
+    def rad2deg(self):
+        return ops.elementary_more.rad2deg(self)
+
+    def sgn(self):
+        return ops.elementary_more.sgn(self)
+
+    def positive(self):
+        return ops.elementary_more.positive(self)
+
     def sinh(self):
         return ops.elementary.sinh(self)
 
@@ -457,6 +492,9 @@ class MathMethods(TensorBase):
         return ops.elementary.round(self, decimals=decimals)
 
     def trunc(self):
+        return ops.elementary.trunc(self)
+
+    def fix(self):
         return ops.elementary.trunc(self)
 
     def frac(self):

@@ -626,6 +626,18 @@ ELEMENTARY = [
     unary("ceil", _fn("ceil"), valid=away_from(-2.0, -1.0, 0.0, 1.0, 2.0), smooth=False),
     unary("round", _fn("round"), valid=away_from(-1.5, -0.5, 0.5, 1.5), smooth=False),
     unary("trunc", _fn("trunc"), valid=away_from(-2.0, -1.0, 1.0, 2.0), smooth=False),
+    unary("asinh", _fn("asinh")),
+    unary("acosh", lambda L, a: L.acosh(a + 1.5), "positive"),
+    unary("atanh", _fn("atanh"), "prob"),
+    unary("arcsinh_method", lambda L, a: a.arcsinh() + a.arctanh(), "prob"),
+    unary("erfc", _fn("erfc")),
+    unary("logit", _fn("logit"), "prob"),
+    unary("logit_eps", _fn("logit", eps=0.05), "prob"),
+    unary("sinc", _fn("sinc")),
+    unary("deg2rad", _fn("deg2rad")),
+    unary("rad2deg", _fn("rad2deg")),
+    # (sgn: PyTorch's gradient is a zero tensor NumPy cannot read; see ops/sgn.)
+    unary("fix", _fn("fix"), valid=away_from(-2.0, -1.0, 1.0, 2.0), smooth=False),
 ]
 
 SOFTMAX_SHAPES = (((4,),), ((2, 3),), ((2, 3, 2),))

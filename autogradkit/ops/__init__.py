@@ -30,6 +30,8 @@ next to its forward, grouped by kind:
 * :mod:`.counting` — ``unique, unique_consecutive, bincount, bucketize,
   searchsorted, cartesian_prod, combinations``
 * :mod:`.drawing` — ``bernoulli, multinomial, poisson, randint_like`` (PyTorch's numbers)
+* :mod:`.elementary_more` — ``asinh, acosh, atanh, erfc, logit, sinc, deg2rad, rad2deg,
+  sgn, positive``
 * :mod:`.predicates` — ``isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit``,
   ``logical_and/or/xor/not`` (bool results, never differentiated)
 * :mod:`.summaries` — ``nansum, nanmean, count_nonzero, aminmax``

@@ -533,6 +533,8 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 def trunc(input: Tensor) -> Tensor:
     """Round towards zero elementwise; its gradient is 0."""
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"trunc_vml_cpu\" not implemented for 'Bool'")
     return Trunc.apply(input)
 
 

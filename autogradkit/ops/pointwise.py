@@ -125,6 +125,8 @@ class Sgn(Elementwise):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype.kind == "b":
+            return x.copy()  # a bool is its own sign (NumPy has no sign for bools)
         sign = np.sign(x)
         if sign.dtype.kind == "f":
             sign = np.where(np.isnan(sign), 0, sign)  # PyTorch's sgn(nan) is 0

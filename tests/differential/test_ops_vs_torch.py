@@ -1009,6 +1009,172 @@ register(
 )
 
 
+# ----------------------------------------------------------------------------- elem26: more elementary functions
+
+MORE_ELEMENTARY = {
+    # name: (function of (lib, x), input kind where it and its derivative are finite)
+    "asinh": (lambda lib, x: lib.asinh(x), "normal"),
+    "acosh": (lambda lib, x: lib.acosh(x + 1.5), "positive"),
+    "atanh": (lambda lib, x: lib.atanh(x), "unit"),
+    "erfc": (lambda lib, x: lib.erfc(x), "normal"),
+    "logit": (lambda lib, x: lib.logit(x), "unit"),
+    "logit_eps": (lambda lib, x: lib.logit(x, eps=0.25), "unit"),
+    "sinc": (lambda lib, x: lib.sinc(x), "normal"),
+    "deg2rad": (lambda lib, x: lib.deg2rad(x), "normal"),
+    "rad2deg": (lambda lib, x: lib.rad2deg(x), "normal"),
+    "fix": (lambda lib, x: lib.fix(x), "normal"),
+}
+MORE_ELEMENTARY_METHODS = {
+    "asinh": lambda x: x.asinh() + x.arcsinh(),
+    "acosh": lambda x: (x + 1.5).acosh() + (x + 1.5).arccosh(),
+    "atanh": lambda x: x.atanh() + x.arctanh(),
+    "erfc": lambda x: x.erfc(),
+    "logit": lambda x: x.logit(),
+    "logit_eps": lambda x: x.logit(0.25),
+    "sinc": lambda x: x.sinc(),
+    "deg2rad": lambda x: x.deg2rad(),
+    "rad2deg": lambda x: x.rad2deg(),
+    "fix": lambda x: x.fix(),
+}
+for name, (function, kind) in MORE_ELEMENTARY.items():
+    for dt in FLOATS:
+        op(f"{name}-{dt}", function, {"x": Inp((2, 3), dt, kind)})
+    method = MORE_ELEMENTARY_METHODS[name]
+    op(f"{name}-method-0d", lambda lib, x, method=method: method(x), {"x": Inp((), F64, kind)})
+    if name != "fix":  # (its gradient is a constant)
+        second(f"{name}-double-backward", function, {"x": Inp((4,), F64, kind)})
+
+
+def _sgn_prog(lib, inp):
+    # PyTorch's gradient of sgn is a "zero tensor" without storage, which prints as
+    # zeros but cannot be read into NumPy: the records take clones.
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.sgn(x) * 2 + x.sgn()
+    y.sum().backward()
+    (g,) = lib.autograd.grad(x.sgn().sum(), x, create_graph=True)
+    return {"y": y, "x.grad": x.grad.clone(), "g": g.clone(), "g-requires-grad": g.requires_grad}
+
+
+register("sgn", _sgn_prog, {"x": Inp((2, 3), F32, "halves")})
+
+for name in ("multiply", "subtract", "divide", "true_divide"):
+    op(
+        f"{name}-method-and-function",
+        lambda lib, x, w, name=name: (getattr(x, name)(w), getattr(lib, name)(x, 2)),
+        {"x": Inp((2, 3), F32), "w": Inp((3,), F32, "nonzero")},
+    )
+op(
+    "negative-positive-methods",
+    lambda lib, x: (x.negative(), x.positive() * 2),
+    {"x": Inp((3,), F64)},
+)
+
+
+def _more_elementary_edges_prog(lib, inp):
+    attempt = H.attempt
+    nan, inf = float("nan"), float("inf")
+    i, b = lib.tensor(inp["i"]), lib.tensor(inp["b"])
+    record: dict = {}
+    for name in ("asinh", "acosh", "atanh", "erfc", "logit", "sinc", "deg2rad", "rad2deg", "sgn"):
+        record[name + "-int"] = getattr(lib, name)(i)
+        record[name + "-bool"] = getattr(lib, name)(b)
+    record["fix-int"] = lib.fix(i)
+    record["fix-bool"] = attempt(lambda: lib.fix(b))
+    record["positive-int-is-self"] = lib.positive(i) is i
+    record["positive-bool"] = attempt(lambda: lib.positive(b))
+    edges = {
+        "atanh": [-1.0, 1.0, 1.5, -inf, nan, 0.0],
+        "acosh": [1.0, 0.5, inf, nan, 2.0],
+        "asinh": [inf, -inf, nan, 0.0, -0.0],
+        "erfc": [inf, -inf, nan, 10.0, -10.0, 0.0, 30.0],
+        "logit": [0.0, 1.0, -0.1, 1.1, 0.5, nan],
+        "sinc": [0.0, 1.0, -2.0, inf, nan, 0.5],
+        "sgn": [nan, -0.0, inf, -inf, 0.0],
+    }
+    for name, values in edges.items():
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, name)(x)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        record[name + "-edges"] = y
+        record[name + "-edges-grad"] = g.clone()  # (sgn's: a zero tensor in PyTorch)
+        if g.requires_grad:  # (sgn's gradient is a constant)
+            record[name + "-edges-second"] = lib.autograd.grad(g.sum(), x)
+    for eps in (0.0, 0.1, 0.5):
+        x = lib.tensor(edges["logit"], dtype=lib.float64, requires_grad=True)
+        y = lib.logit(x, eps)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        record[f"logit-eps-{eps}"] = (y, g, lib.autograd.grad(g.sum(), x))
+    return record
+
+
+register(
+    "more-elementary-edges-ints-bools",
+    _more_elementary_edges_prog,
+    {"i": Inp((6,), "int64", "int"), "b": Inp((4,), "bool", "bool")},
+)
+
+
+def _more_elementary_in_place_prog(lib, inp):
+    attempt = H.attempt
+    leaf = lib.tensor(inp["x"], requires_grad=True)
+    y = leaf * 0.5
+    steps = []
+    for name, args in (
+        ("erfc_", ()),
+        ("logit_", ()),
+        ("logit_", (0.2,)),
+        ("sinc_", ()),
+        ("deg2rad_", ()),
+        ("rad2deg_", ()),
+        ("negative_", ()),
+        ("multiply_", (leaf,)),
+        ("subtract_", (leaf,)),
+        ("divide_", (leaf + 3,)),
+        ("true_divide_", (2.0,)),
+    ):
+        out = getattr(y, name)(*args)
+        steps.append((name, out is y, y.clone()))
+    w = y * 1
+    w.sgn_()  # (its gradient: a zero tensor in PyTorch, read through a clone below)
+    v = y * 3
+    v.fix_()
+    (y.sum() + w.sum() + v.sum()).backward()
+    leaf_grad = leaf.grad.clone()
+    # PyTorch 2.13 records asinh_, acosh_ and atanh_ (AsinhBackward1, ...) but has
+    # no derivative for them: backward refuses.
+    recorded, refused = {}, {}
+    for name, shift in (("asinh_", 0.0), ("arcsinh_", 0.0), ("atanh_", 0.0), ("arctanh_", 0.0)):
+        z = leaf * 0.5 + shift
+        recorded[name] = (getattr(z, name)(), z.grad_fn.name())
+        refused[name] = attempt(lambda z=z: lib.autograd.grad(z.sum(), leaf))
+    for name in ("acosh_", "arccosh_"):
+        z = leaf + 1.5
+        recorded[name] = (getattr(z, name)(), z.grad_fn.name())
+        refused[name] = attempt(lambda z=z: lib.autograd.grad(z.sum(), leaf))
+    i = lib.tensor([1, 2])
+    with lib.no_grad():
+        untracked = (leaf + 1.5).acosh_()
+    return {
+        "steps": steps,
+        "y": y,
+        "w": w,
+        "v": v,
+        "leaf": leaf.detach(),
+        "leaf.grad": leaf_grad,
+        "recorded": recorded,
+        "refused": refused,
+        "untracked": untracked,
+        "plain-acosh_": lib.tensor([2.0]).acosh_(),
+        "leaf-in-place": attempt(lambda: leaf.asinh_()),
+        "int-in-place": attempt(lambda: i.clone().asinh_()),
+        "int-sgn_": i.clone().sgn_(),
+        "int-fix_": i.clone().fix_(),
+    }
+
+
+register("more-elementary-in-place", _more_elementary_in_place_prog, {"x": Inp((4,), F64, "unit")})
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
