@@ -83,6 +83,15 @@ from .ops.arithmetic import (
     rsub,
     sub,
 )
+from .ops.binary_more import (
+    copysign,
+    float_power,
+    fmax,
+    fmin,
+    heaviside,
+    logaddexp,
+    logaddexp2,
+)
 from .ops.bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
 from .ops.comparison import (
     eq,
@@ -584,6 +593,13 @@ __all__ = [
     "sgn",
     "sinc",
     "fix",
+    "copysign",
+    "float_power",
+    "fmax",
+    "fmin",
+    "heaviside",
+    "logaddexp",
+    "logaddexp2",
 ]
 
 clip = clamp

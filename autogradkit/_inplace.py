@@ -563,6 +563,25 @@ class InplaceMethods(TensorBase):
         """In place: rounded towards zero (``trunc``)."""
         return self._written_inplace(ops.elementary.trunc)
 
+    def copysign_(self, other) -> Self:
+        """In place: ``self = copysign(self, other)``."""
+        return self._written_inplace(lambda x: ops.binary_more.copysign(x, other), other)
+
+    def heaviside_(self, values) -> Self:
+        """In place: ``self = heaviside(self, values)``."""
+        return self._written_inplace(lambda x: ops.binary_more.heaviside(x, values), values)
+
+    def float_power_(self, exponent) -> Self:
+        """In place: ``self = float_power(self, exponent)``; ``self`` must be float64,
+        the dtype of the result, as PyTorch requires."""
+        if self._data.dtype != np.float64:
+            raise RuntimeError(
+                "the base given to float_power_ has dtype "
+                f"{_dtype.scalar_type_name(self._data.dtype)} but the operation's result "
+                "requires dtype Double"
+            )
+        return self._written_inplace(lambda x: ops.binary_more.float_power(x, exponent), exponent)
+
     def atan2_(self, other) -> Self:
         """In place: ``self = atan2(self, other)``."""
         return self._written_inplace(lambda x: ops.special.atan2(x, other), other)

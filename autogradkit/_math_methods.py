@@ -452,6 +452,27 @@ class MathMethods(TensorBase):
     def positive(self):
         return ops.elementary_more.positive(self)
 
+    def logaddexp(self, other):
+        return ops.binary_more.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return ops.binary_more.logaddexp2(self, other)
+
+    def fmax(self, other):
+        return ops.binary_more.fmax(self, other)
+
+    def fmin(self, other):
+        return ops.binary_more.fmin(self, other)
+
+    def copysign(self, other):
+        return ops.binary_more.copysign(self, other)
+
+    def heaviside(self, values):
+        return ops.binary_more.heaviside(self, values)
+
+    def float_power(self, exponent):
+        return ops.binary_more.float_power(self, exponent)
+
     def sinh(self):
         return ops.elementary.sinh(self)
 

@@ -344,6 +344,12 @@ REARRANGE = [
     ),
     unary("einsum_trace_outer", lambda L, a: L.einsum("ii,jk->jk", a, a), shapes=(((3, 3),),)),
     unary("erf", lambda L, a: L.erf(a)),
+    binary("logaddexp", lambda L, a, b: L.logaddexp(a, b)),
+    binary("logaddexp2", lambda L, a, b: a.logaddexp2(b)),
+    binary("fmax", lambda L, a, b: L.fmax(a, b), valid=no_ties()),
+    binary("fmin", lambda L, a, b: a.fmin(b), valid=no_ties()),
+    binary("copysign", lambda L, a, b: L.copysign(a, b), ("nonzero", "nonzero")),
+    binary("float_power", lambda L, a, b: L.float_power(a, b), ("positive", "real")),
     unary("erfinv", lambda L, a: L.erfinv(a), "unit"),
     binary(
         "kron", lambda L, a, b: L.kron(a, b), shapes=(((2, 3), (2, 2)), ((3,), (2, 2)), ((), (2,)))

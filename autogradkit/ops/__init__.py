@@ -32,6 +32,8 @@ next to its forward, grouped by kind:
 * :mod:`.drawing` — ``bernoulli, multinomial, poisson, randint_like`` (PyTorch's numbers)
 * :mod:`.elementary_more` — ``asinh, acosh, atanh, erfc, logit, sinc, deg2rad, rad2deg,
   sgn, positive``
+* :mod:`.binary_more` — ``logaddexp, logaddexp2, fmax, fmin, copysign, heaviside,
+  float_power``
 * :mod:`.predicates` — ``isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit``,
   ``logical_and/or/xor/not`` (bool results, never differentiated)
 * :mod:`.summaries` — ``nansum, nanmean, count_nonzero, aminmax``

@@ -1175,6 +1175,86 @@ def _more_elementary_in_place_prog(lib, inp):
 register("more-elementary-in-place", _more_elementary_in_place_prog, {"x": Inp((4,), F64, "unit")})
 
 
+# ----------------------------------------------------------------------------- elem26: more functions of two tensors
+
+MORE_BINARY = {
+    "logaddexp": lambda lib, x, y: lib.logaddexp(x, y),
+    "logaddexp2": lambda lib, x, y: x.logaddexp2(y),
+    "fmax": lambda lib, x, y: lib.fmax(x, y),
+    "fmin": lambda lib, x, y: x.fmin(y),
+    "copysign": lambda lib, x, y: lib.copysign(x, y),
+    "float_power": lambda lib, x, y: lib.float_power(x.abs() + 0.5, y),
+}
+for name, binary_function in MORE_BINARY.items():
+    for dt in FLOATS:
+        op(
+            f"{name}-{dt}",
+            binary_function,
+            {"x": Inp((2, 3), dt, "nonzero"), "y": Inp((3,), dt, "halves")},
+        )
+    second(
+        f"{name}-double-backward",
+        lambda lib, x, f=binary_function: f(lib, x, x * x - 1),
+        {"x": Inp((4,), F64, "nonzero")},
+    )
+op("copysign-number", lambda lib, x: x.copysign(-1.0), {"x": Inp((2, 3), F32, "nonzero")})
+op(
+    "float_power-number",
+    lambda lib, x: (lib.float_power(x, 2), x.float_power(0.5)),
+    {"x": Inp((3,), F32, "positive")},
+)
+op("float_power-number-base", lambda lib, x: lib.float_power(2, x), {"x": Inp((3,), F32)})
+op(
+    "fmax-fmin-ties",
+    lambda lib, x, y: lib.fmax(x, y) + lib.fmin(x, y) * 3,
+    {"x": Inp((6,), F64, "ties"), "y": Inp((6,), F64, "ties")},
+)
+
+
+def _more_binary_edges_prog(lib, inp):
+    attempt = H.attempt
+    nan, inf = float("nan"), float("inf")
+    i = lib.tensor(inp["i"])
+    x = lib.tensor([1.0, nan, 2.0, nan, 0.0, -0.0, inf, -inf], requires_grad=True)
+    y = lib.tensor([nan, 1.0, 2.0, nan, -1.0, 1.0, inf, -inf], requires_grad=True)
+    record: dict = {}
+    for name in ("logaddexp", "logaddexp2", "fmax", "fmin", "copysign"):
+        out = getattr(lib, name)(x, y)
+        record[name] = (out, lib.autograd.grad(out.sum(), (x, y)))
+        record[name + "-int"] = attempt(lambda name=name: getattr(lib, name)(i, i.flip(0)))
+        record[name + "-number"] = attempt(lambda name=name: getattr(lib, name)(x, 2))
+        record[name + "-number-first"] = attempt(lambda name=name: getattr(lib, name)(2, x))
+        record[name + "-dtypes"] = attempt(lambda name=name: getattr(lib, name)(x, y.double()))
+    big = lib.tensor([1000.0, -1000.0, 0.0], requires_grad=True)
+    out = lib.logaddexp(big, -big)
+    record["logaddexp-large"] = (out, lib.autograd.grad(out.sum(), big))
+    h = lib.heaviside(x, lib.tensor([0.5]))
+    record["heaviside"] = h
+    record["heaviside-name"] = h.grad_fn.name()
+    record["heaviside-backward"] = attempt(lambda: h.sum().backward())
+    record["heaviside-int"] = lib.heaviside(i, lib.tensor([7]))
+    record["heaviside-dtypes"] = attempt(lambda: lib.heaviside(x, lib.tensor([1], dtype=lib.int64)))
+    record["heaviside-number"] = attempt(lambda: lib.heaviside(x, 0.5))
+    record["heaviside-method-untracked"] = x.detach().heaviside(lib.tensor(1.0))
+    record["float_power-int"] = lib.float_power(i, 2)
+    record["float_power-int-int"] = lib.float_power(i, i.abs())
+    record["copysign-int"] = lib.copysign(i, -1)
+    z = x.detach() * 1
+    record["copysign_"] = z.copysign_(-1.0)
+    record["heaviside_"] = z.heaviside_(lib.tensor([0.5]))
+    record["float_power_-float32"] = attempt(lambda: lib.ones(2).float_power_(2))
+    record["float_power_-float64"] = lib.ones(2, dtype=lib.float64).mul(3).float_power_(2)
+    leaf = lib.tensor([1.0, -2.0], requires_grad=True)
+    w = leaf * 1
+    w.copysign_(lib.tensor([-1.0, -1.0]))
+    w.sum().backward()
+    record["copysign_-recorded"] = (w, leaf.grad)
+    return record
+
+
+register("more-binary-edges-and-errors", _more_binary_edges_prog, {"i": Inp((4,), "int64", "int")})
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
