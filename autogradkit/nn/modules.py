@@ -163,6 +163,21 @@ class Module:
             self._parameters.pop(name, None)
             buffers.pop(name, None)
             self._modules[name] = value
+        elif name in self._parameters:  # a parameter takes only a Parameter (or None)
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, None)
+        elif name in self._modules:  # a child module takes only a Module (or None)
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
+            self._modules.pop(name)
+            object.__setattr__(self, name, None)
         elif name in buffers:  # a registered buffer takes a new tensor (or None)
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(

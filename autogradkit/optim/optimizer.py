@@ -350,6 +350,9 @@ class RMSprop(Optimizer):
         _check_not_differentiable(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
+        _check("momentum value", momentum)
+        _check("weight_decay value", weight_decay)
+        _check("alpha value", alpha)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -424,6 +427,8 @@ class Adam(Optimizer):
         _check_not_differentiable(differentiable)
         _check("learning rate", lr)
         _check("epsilon value", eps)
+        _check_betas(betas)
+        _check("weight_decay value", weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -4706,6 +4706,39 @@ def _(lib, inp):
     return out
 
 
+@program("module-attribute-and-optimizer-argument-refusals")
+def _(lib, inp):
+    """A registered parameter takes only a Parameter or None, a child module only a
+    Module or None (a plain tensor assigned to weight was taken, and left the
+    Linear without its weight); Adam/AdamW and RMSprop check all their numbers."""
+    nn = lib.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+
+    net = Net()
+    linear = nn.Linear(3, 2)
+    out = {
+        "parameter": attempt(lambda: setattr(linear, "weight", lib.ones(2, 3))),
+        "still registered": list(dict(linear.named_parameters())),
+        "child": attempt(lambda: setattr(net, "fc", 3)),
+    }
+    linear.bias = None
+    net.fc = None
+    out["set to None"] = [list(dict(linear.named_parameters())), linear.bias, net.fc]
+    out["optimizers"] = [
+        attempt(lambda **kw: lib.optim.Adam([lib.ones(1, requires_grad=True)], betas=(1.0, 0.9))),
+        attempt(lambda: lib.optim.AdamW([lib.ones(1, requires_grad=True)], betas=(0.9, 1.0))),
+        attempt(lambda: lib.optim.Adam([lib.ones(1, requires_grad=True)], weight_decay=-1)),
+        attempt(lambda: lib.optim.RMSprop([lib.ones(1, requires_grad=True)], momentum=-1)),
+        attempt(lambda: lib.optim.RMSprop([lib.ones(1, requires_grad=True)], weight_decay=-1)),
+        attempt(lambda: lib.optim.RMSprop([lib.ones(1, requires_grad=True)], alpha=-1)),
+    ]
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
