@@ -142,15 +142,19 @@ def link_view(
     if data.base is None or (data.base is not source_data and data.base is not source_data.base):
         return
     step = ViewStep(function, ctx, args, source_data.shape, piece)
-    multi_output = piece is not None
+    # How the view was made, as PyTorch's creation_meta: in no_grad mode, or (in grad
+    # mode) as one of several outputs. A plain view of a view inherits its parent's;
+    # a view made either way replaces it (a chunk of a no_grad view is refused as a
+    # chunk, not as a no_grad view), as PyTorch's propagate_creation_meta does.
     parent = source._view
     made_in_no_grad = not grad_mode._state.enabled
+    multi_output = piece is not None and not made_in_no_grad
     if parent is None:
         base, steps = source, (step,)
     else:
         base, steps = parent.base, parent.steps + (step,)
-        made_in_no_grad = made_in_no_grad or parent.made_in_no_grad
-        multi_output = multi_output or parent.multi_output
+        if not (made_in_no_grad or multi_output):
+            made_in_no_grad, multi_output = parent.made_in_no_grad, parent.multi_output
     counter = source._version_counter
     view._version_counter = counter
     view._view = ViewInfo(base, steps, counter[0], made_in_no_grad, multi_output)

@@ -4739,6 +4739,32 @@ def _(lib, inp):
     return out
 
 
+@program("how-a-view-of-a-view-was-made")
+def _(lib, inp):
+    """A view remembers how it was made (in no_grad mode, or as one of several
+    outputs); a plain view of a view keeps its parent's, a view made either way
+    replaces it, so an in-place change is refused with the newest reason, as
+    PyTorch's propagate_creation_meta does."""
+    out = {}
+    leaf = lib.tensor(0.25, requires_grad=True)
+    with lib.no_grad():
+        scalar_view = leaf[None]
+    out["chunk of a no_grad view"] = attempt(lambda: scalar_view.chunk(2)[0].add_(0.5))
+    base = lib.ones(4, requires_grad=True) * 1
+    with lib.no_grad():
+        piece = base.chunk(2)[0]
+    out["chunk made in no_grad"] = attempt(lambda: piece.add_(1))
+    grad_piece = base.chunk(2)[0]
+    with lib.no_grad():
+        sliced = grad_piece[0:1]
+    out["no_grad slice of a chunk"] = attempt(lambda: sliced.add_(1))
+    out["slice of a chunk"] = attempt(lambda: grad_piece[0:1].add_(1))
+    with lib.no_grad():
+        no_grad_slice = base[0:2]
+    out["split of a no_grad slice"] = attempt(lambda: no_grad_slice.split(1)[1].mul_(2))
+    return out
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
