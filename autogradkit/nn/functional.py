@@ -75,6 +75,11 @@ __all__ = [
     "hardtanh_",
     "relu6",
     "mish",
+    "softshrink",
+    "hardshrink",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
     "logsigmoid",
     "softsign",
     "hardswish",
@@ -1471,6 +1476,195 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     tensor([0., 3., 6.])
     """
     return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class Softshrink(Elementwise):
+    """f(x) = x − λ where x > λ, x + λ where x < −λ, else 0;
+    ∂f/∂x = 1 where |x| > λ, else 0"""
+
+    node_name = "SoftshrinkBackward0"
+    formula = r"f(x) = \begin{cases} x - \lambda & x > \lambda \\ x + \lambda & x < -\lambda \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [\,|x| > \lambda\,]"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        # x·0 in the middle, as PyTorch's kernel: −0.5 gives −0.0 there.
+        return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return SoftshrinkBackward.in_formula(grad_output, x, ctx.lambd), None
+
+
+class Hardshrink(Softshrink):
+    """f(x) = x where |x| > λ, else 0;   ∂f/∂x = 1 where |x| > λ, else 0"""
+
+    node_name = "HardshrinkBackward0"
+    formula = r"f(x) = \begin{cases} x & |x| > \lambda \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [\,|x| > \lambda\,]"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        return np.where((x > lambd) | (x < -lambd), x, np.zeros((), x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return HardshrinkBackward.in_formula(grad_output, x, ctx.lambd), None
+
+
+class SoftshrinkBackward(Elementwise):
+    """Softshrink's derivative applied to g, as one operation (PyTorch's
+    softshrink_backward): f(g, x) = g where |x| > λ, else 0;
+    ∂f/∂g = 1 or 0,   ∂f/∂x = 0"""
+
+    node_name = "SoftshrinkBackwardBackward0"
+    formula = r"f(g, x) = \begin{cases} g & |x| > \lambda \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, g, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        return np.where((x > lambd) | (x < -lambd), g, np.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        grad_g = ctx._function.in_formula(grad_output, x, ctx.lambd)
+        return grad_g, _zeros_like(grad_output), None
+
+
+class HardshrinkBackward(SoftshrinkBackward):
+    """Hardshrink's derivative applied to g: the same as Softshrink's (PyTorch's
+    hardshrink_backward), under its own node name."""
+
+    node_name = "HardshrinkBackwardBackward0"
+
+
+def _check_lambda(input: Tensor, lambd: float) -> None:
+    """PyTorch's refusal of a negative λ (it names the dtype's largest value)."""
+    if not 0 <= lambd <= float(np.finfo(input._data.dtype).max):
+        largest = float(np.finfo(input._data.dtype).max)
+        raise RuntimeError(
+            f"lambda must be in range [0, {largest:g}] for input dtype "
+            f"{scalar_type_name(input._data.dtype)}, but found {lambd:g}"
+        )
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x − λ above λ, x + λ below −λ, 0 between: shrinks every value towards 0 by λ
+    (the proximal step of the L1 penalty).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.softshrink(torch.tensor([-2.0, 0.25, 1.5]), 0.5)
+    tensor([-1.5000,  0.0000,  1.0000])
+    """
+    _refuse_integer(input, "softshrink_check")
+    _check_lambda(input, lambd)
+    return Softshrink.apply(input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > λ, else 0: small values set to 0.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.hardshrink(torch.tensor([-2.0, 0.25, 1.5]), 0.5)
+    tensor([-2.0000,  0.0000,  1.5000])
+    """
+    _refuse_integer(input, "hardshrink_cpu")
+    return Hardshrink.apply(input, lambd)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x − tanh(x), as PyTorch's Python writes it (``SubBackward0``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.tanhshrink(torch.tensor([1.0]))
+    tensor([0.2384])
+    """
+    return input - input.tanh()
+
+
+class Threshold(Elementwise):
+    """f(x) = x where x > t, else v;   ∂f/∂x = 1 where x > t, else 0"""
+
+    node_name = "ThresholdBackward0"
+    formula = r"f(x) = \begin{cases} x & x > t \\ v & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [\,x > t\,]"
+
+    @staticmethod
+    def forward(ctx, x, threshold, value):
+        ctx.save_for_backward(x)
+        ctx.threshold, ctx.value = threshold, value
+        return np.where(x > threshold, x, x.dtype.type(value))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return ThresholdBackward.in_formula(grad_output, x, ctx.threshold), None, None
+
+
+class ThresholdInPlace(Threshold):
+    """``threshold_``: the same derivative (PyTorch's keeps the input's values for
+    it, so a ``value`` above the threshold still gives 0 there), under PyTorch's
+    in-place node name."""
+
+    node_name = "ThresholdBackward1"
+
+
+class ThresholdBackward(Elementwise):
+    """Threshold's derivative applied to g, as one operation (PyTorch's
+    threshold_backward): f(g, x) = g where x > t, else 0;   ∂f/∂g = 1 or 0,
+    ∂f/∂x = 0"""
+
+    node_name = "ThresholdBackwardBackward0"
+    formula = r"f(g, x) = \begin{cases} g & x > t \\ 0 & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, g, x, threshold):
+        ctx.save_for_backward(x)
+        ctx.threshold = threshold
+        return np.where(x <= threshold, np.zeros((), g.dtype), g)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        grad_g = ThresholdBackward.in_formula(grad_output, x, ctx.threshold)
+        return grad_g, _zeros_like(grad_output), None
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > ``threshold``, else ``value``, elementwise (ReLU is
+    ``threshold(x, 0, 0)``).
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.functional.threshold(torch.tensor([-1.0, 0.5, 2.0]), 1.0, -5.0)
+    tensor([-5., -5.,  2.])
+    """
+    return _thresholded(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """:func:`threshold` written into ``input``."""
+    return _thresholded(input, threshold, value, inplace=True)
+
+
+def _thresholded(input: Tensor, at: float, value: float, inplace: bool) -> Tensor:
+    """threshold's work (a function of its own: the argument named ``threshold``
+    hides the function inside ``threshold_``)."""
+    if inplace:
+        return _inplace_activation(input, ThresholdInPlace, at, value)
+    return Threshold.apply(input, at, value)
 
 
 class Mish(Elementwise):

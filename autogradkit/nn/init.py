@@ -30,6 +30,7 @@ __all__ = [
     "xavier_normal_",
     "trunc_normal_",
     "orthogonal_",
+    "eye_",
 ]
 
 
@@ -291,4 +292,22 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     with no_grad():
         tensor.view(q.shape).copy_(Tensor._make(np.ascontiguousarray(q, tensor._data.dtype)))
         tensor.mul_(gain)
+    return tensor
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D ``tensor`` with the identity matrix (ones on the diagonal, zeros
+    elsewhere), so a square linear layer starts as the identity map.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.nn.init.eye_(torch.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        tensor.copy_(Tensor._make(np.eye(*tensor.shape, dtype=tensor._data.dtype)))
     return tensor

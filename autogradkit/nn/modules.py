@@ -70,6 +70,10 @@ __all__ = [
     "ELU",
     "SiLU",
     "Softplus",
+    "Softshrink",
+    "Hardshrink",
+    "Tanhshrink",
+    "Threshold",
     "PReLU",
     "ReLU6",
     "Hardtanh",
@@ -1952,6 +1956,51 @@ class Hardsigmoid(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input, self.inplace)
+
+
+class Softshrink(Module):
+    """x − λ above λ, x + λ below −λ, 0 between: ``nn.functional.softshrink``."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """x where |x| > λ, else 0: ``nn.functional.hardshrink``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    """x − tanh(x): ``nn.functional.tanhshrink``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """x where x > ``threshold``, else ``value``: ``nn.functional.threshold``."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace}"
 
 
 class Dropout(Module):

@@ -1404,6 +1404,10 @@ _ACTIVATIONS = {
     "logsigmoid": lambda F, x: F.logsigmoid(x),
     "softsign": lambda F, x: F.softsign(x),
     "hardswish": lambda F, x: F.hardswish(x),
+    "softshrink": lambda F, x: F.softshrink(x, 0.5),
+    "hardshrink": lambda F, x: F.hardshrink(x, 0.5),
+    "tanhshrink": lambda F, x: F.tanhshrink(x),
+    "threshold": lambda F, x: F.threshold(x, 0.5, -1.0),
 }
 
 
@@ -1618,6 +1622,50 @@ def _(lib, inp):
             attempt(lambda: F.prelu(lib.tensor(1.0), lib.ones(3))),
             attempt(lambda: F.prelu(lib.ones(3), lib.ones(3))),
             attempt(lambda: nn.PReLU(2)(x)),
+        ],
+    }
+
+
+@program("shrink-and-threshold-activations-and-init-eye", {"x": Inp((2, 3), F32)})
+def _(lib, inp):
+    """nn.Softshrink, Hardshrink, Tanhshrink and Threshold (reprs, values, the
+    in-place threshold's node ThresholdBackward1 and its gradient), integer tensors
+    where PyTorch takes them, the refusals, and nn.init.eye_."""
+    nn, F = lib.nn, lib.nn.functional
+    x = lib.tensor(inp["x"], requires_grad=True)
+    layers = [
+        nn.Softshrink(),
+        nn.Softshrink(0.25),
+        nn.Hardshrink(0.3),
+        nn.Tanhshrink(),
+        nn.Threshold(0.1, 20.0),
+        nn.Threshold(-0.5, -1.0, inplace=True),
+    ]
+    outputs = []
+    for layer in layers:
+        y = layer(x * 1)
+        outputs.append([repr(layer), y, lib.autograd.grad(y.sum(), x)[0]])
+    h = x * 1
+    F.threshold_(h, 0.0, 0.5)  # a value above the threshold: the mask is still x > 0
+    (g,) = lib.autograd.grad(h.sum(), x, create_graph=True)
+    return {
+        "outputs": outputs,
+        "in-place": [h, h.grad_fn.name(), g.detach()],
+        "integers": [
+            F.threshold(lib.tensor([1, 2, 3]), 1, -7),
+            F.tanhshrink(lib.tensor([1, 2])),
+            attempt(lambda: F.softshrink(lib.tensor([1, 2]))),
+            attempt(lambda: F.hardshrink(lib.tensor([1, 2]))),
+        ],
+        "refused": [
+            attempt(lambda: F.softshrink(x, -1.0)),
+            attempt(lambda: F.softshrink(x.double(), -0.5)),
+            attempt(lambda: F.threshold(x, 0.0, 0.0, inplace=True)),
+        ],
+        "eye": [
+            lib.nn.init.eye_(lib.empty(2, 3)),
+            lib.nn.init.eye_(lib.nn.Linear(3, 3).weight),
+            attempt(lambda: lib.nn.init.eye_(lib.empty(3))),
         ],
     }
 
