@@ -164,7 +164,7 @@ from .ops.indexing import (
     tile,
 )
 from .ops.linalg import addmm, bmm, dot, kron, matmul, mm, mv, outer
-from .ops.ordering import argsort, median, nanmedian, sort, topk
+from .ops.ordering import argsort, kthvalue, median, nanmedian, sort, topk
 from .ops.pointwise import (
     abs,
     absolute,
@@ -456,6 +456,7 @@ __all__ = [
     "set_anomaly_enabled",
     "is_tensor",
     "kron",
+    "kthvalue",
     "linalg",
     "linspace",
     "lerp",

@@ -713,6 +713,9 @@ class MathMethods(TensorBase):
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return ops.ordering.topk(self, k, dim, largest, sorted)
 
+    def kthvalue(self, k: int, dim: int = -1, keepdim: builtins.bool = False):
+        return ops.ordering.kthvalue(self, k, dim, keepdim)
+
     def median(self, *dim, **keepdim):
         # median() and median(dim, keepdim=False): two overloads, as in PyTorch
         return ops.ordering.median(self, *dim, **keepdim)

@@ -17,6 +17,9 @@ __all__ = [
     "slogdet",
     "linalg_slogdet",
     "aminmax",
+    "cummax",
+    "cummin",
+    "kthvalue",
 ]
 
 
@@ -154,3 +157,9 @@ class aminmax(tuple):  # PyTorch's name for what aminmax returns
 
     def __reduce__(self):
         return type(self), tuple(self)
+
+
+class kthvalue(_ValuesIndices):  # PyTorch's name for what kthvalue returns
+    """What ``kthvalue(input, k, dim)`` returns."""
+
+    __slots__ = ()

@@ -374,6 +374,8 @@ REARRANGE = [
     unary("logcumsumexp", lambda L, a: a.logcumsumexp(-1)),
     unary("cummax", lambda L, a: L.cummax(a, 0).values, shapes=NONSCALAR),
     unary("cummin", lambda L, a: a.cummin(dim=-1).values),
+    unary("kthvalue", lambda L, a: a.kthvalue(1).values),
+    unary("kthvalue_dim0_keepdim", lambda L, a: L.kthvalue(a, 2, 0, True).values, shapes=NONSCALAR),
     unary("median", lambda L, a: a.median()),
     unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
     unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),

@@ -1,5 +1,5 @@
-"""Which of several tied elements ``topk`` (and ``nanmedian``) returns: PyTorch's CPU
-order, step by step.
+"""Which of several tied elements ``topk`` (and ``nanmedian``, ``kthvalue``) returns:
+PyTorch's CPU order, step by step.
 
 PyTorch's CPU ``topk`` (``aten/src/ATen/native/TopKImpl.h``) puts each row's
 ``(value, position)`` pairs in a vector and calls C++'s ``std::partial_sort`` (when
@@ -57,6 +57,60 @@ def all_equal_nth_position(n: int) -> int:
     queue = list(range(n))
     _nth_element(queue, 0, 0, n, lambda a, b: False)
     return queue[0] if queue else 0
+
+
+def kthvalue_position(values: list, k: int) -> int:
+    """Where the k-th smallest of ``values`` (k counted from 0) is, as PyTorch's CPU
+    ``kthvalue`` picks it among equal values: its own quickselect
+    (``quick_select_template`` in ``aten/src/ATen/native/SortingUtils.h``), median
+    of three for the pivot, nan as the largest value."""
+    pairs = [(v, j) for j, v in enumerate(values)]
+    low, high = 0, len(pairs) - 1
+    while high > low:
+        if high == low + 1:  # two elements
+            if _smaller(pairs[high], pairs[low]):
+                _swap(pairs, low, high)
+            break
+        j, i = _quickselect_partition(pairs, low, high)
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+    return pairs[k][1]
+
+
+def _smaller(a: tuple, b: tuple) -> bool:
+    return before_smallest(a[0], b[0])
+
+
+def _swap(q: list, i: int, j: int) -> None:
+    q[i], q[j] = q[j], q[i]
+
+
+def _quickselect_partition(q: list, low: int, high: int) -> tuple[int, int]:
+    """One step of PyTorch's quickselect on q[low..high]: the median of three
+    elements as pivot (moved to q[low]), then Hoare's partition around it; returns
+    where the pivot ends (j) and where the upper part starts (i)."""
+    _swap(q, low + (high - low) // 2, low + 1)
+    if _smaller(q[high], q[low + 1]):
+        _swap(q, low + 1, high)
+    if _smaller(q[high], q[low]):
+        _swap(q, low, high)
+    if _smaller(q[low], q[low + 1]):
+        _swap(q, low + 1, low)
+    i, j, pivot = low + 1, high, q[low]
+    while True:
+        i += 1
+        while _smaller(q[i], pivot):
+            i += 1
+        j -= 1
+        while _smaller(pivot, q[j]):
+            j -= 1
+        if j < i:
+            break
+        _swap(q, i, j)
+    _swap(q, low, j)
+    return j, i
 
 
 def _lg(n: int) -> int:

@@ -1,5 +1,6 @@
-"""Putting elements in order: ``sort``, ``argsort``, ``topk``, and the middle
-element, ``median`` (``nanmedian`` leaves the nans out).
+"""Putting elements in order: ``sort``, ``argsort``, ``topk``, the k-th smallest
+element, ``kthvalue``, and the middle one, ``median`` (``nanmedian`` leaves the nans
+out).
 
 ``sort`` returns the sorted values and where each came from (``indices``); the
 gradient of the values goes back to those places, as for ``gather`` with the same
@@ -25,12 +26,12 @@ import numpy as np
 from .. import return_types
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
-from ._topk_order import all_equal_nth_position, topk_positions
+from ._topk_order import all_equal_nth_position, kthvalue_position, topk_positions
 from .reduction import Extremum, MaxDim
 from .select import _gather_key
 from .shape import scatter_into_zeros
 
-__all__ = ["sort", "argsort", "topk", "median", "nanmedian"]
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian"]
 
 
 class Sort(Linear):
@@ -187,6 +188,71 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         indices = _as_pytorch_picks_ties(input._data, indices, axis, bool(largest), bool(sorted))
     values = Topk.apply(input, axis, indices)
     return return_types.topk(values, Tensor._make(indices))
+
+
+# -- kthvalue --------------------------------------------------------------------------
+
+
+class Kthvalue(MaxDim):
+    """values = the k-th smallest element along ``dim`` (``indices`` says where);
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j, 0 elsewhere"""
+
+    node_name = "KthvalueBackward0"
+    formula = r"v_j = x_{(k)j} \text{ (the k-th smallest)} \qquad \frac{\partial v_j}{\partial x_{ij}} = \begin{cases} 1 & i = \text{indices}_j \\ 0 & \text{otherwise} \end{cases}"
+
+
+def _kthvalue_positions(data: np.ndarray, k: int, axis: int) -> np.ndarray:
+    """Where the k-th smallest element of each row along ``axis`` is (axis kept).
+    A value that occurs once has one place; where it is tied, PyTorch's quickselect
+    decides which of the equal elements it returns (replayed for those rows)."""
+    if data.dtype.kind == "b":
+        data = data.astype(np.int64)
+    positions = np.take(_order(data, axis, descending=False), [k - 1], axis=axis)
+    kth = np.take_along_axis(data, positions, axis=axis)
+    equal = data == kth
+    if data.dtype.kind == "f":
+        equal |= np.isnan(data) & np.isnan(kth)
+    tied = np.moveaxis(np.count_nonzero(equal, axis=axis, keepdims=True) > 1, axis, -1)
+    rows = np.moveaxis(data, axis, -1).reshape(-1, data.shape[axis])
+    picked = np.moveaxis(positions, axis, -1).reshape(-1).copy()
+    for r in np.flatnonzero(tied.reshape(-1)).tolist():
+        picked[r] = kthvalue_position(rows[r].tolist(), k - 1)
+    return np.moveaxis(picked.reshape(tied.shape), -1, axis)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+    """The ``k``-th smallest element along ``dim`` (k counts from 1) and where it is,
+    as a ``(values, indices)`` pair; nan counts as larger than every number. The
+    gradient goes to that element.
+
+    >>> import autogradkit as torch
+    >>> torch.kthvalue(torch.tensor([[3.0, 1.0, 2.0], [5.0, 4.0, 6.0]]), 2, dim=1)
+    autogradkit.return_types.kthvalue(
+    values=tensor([2., 5.]),
+    indices=tensor([2, 0]))
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(
+            f"kthvalue(): argument 'k' (position 1) must be int, not {type(k).__name__}"
+        )
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    axis = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        axis = 0  # (dim -1 of a 0-d tensor is its dim 0, in PyTorch's words too)
+    length = input.shape[axis] if input.ndim else 1
+    if input.ndim and length == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {axis} to have non-zero size.")
+    if not 1 <= k <= length:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if input.ndim == 0:
+        values = Kthvalue.apply(input, None, 0, False)
+        return return_types.kthvalue(values, Tensor._make(np.asarray(0)))
+    indices = _kthvalue_positions(input._data, int(k), axis)
+    values = Kthvalue.apply(input, indices, axis, bool(keepdim))
+    return return_types.kthvalue(
+        values, Tensor._make(indices if keepdim else np.squeeze(indices, axis))
+    )
 
 
 # -- median --------------------------------------------------------------------------

@@ -691,6 +691,41 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- kthvalue
+
+for dt in FLOATS:
+    op(f"kthvalue/{dt}", lambda lib, x: x.kthvalue(2), {"x": Inp((3, 5), dt)})
+    op(
+        f"kthvalue/ties-dim0-keepdim-{dt}",
+        lambda lib, x: lib.kthvalue(x, 3, 0, True),
+        {"x": Inp((9, 4), dt, "ties")},
+    )
+op("kthvalue/0d", lambda lib, x: x.kthvalue(1), {"x": Inp((), F64)})
+op2(
+    "kthvalue/double-backward",
+    lambda lib, x: x.kthvalue(2, dim=0).values ** 3,
+    {"x": Inp((4, 3), F64)},
+)
+
+
+@register_program("kthvalue/ties-nans-and-errors", {"i": Inp((4, 30), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    nan = float("nan")
+    nans = lib.tensor([[nan, 1.0, nan, 2.0, 1.0, nan], [3.0, 3.0, 3.0, 3.0, 3.0, 3.0]])
+    return {
+        "int-ties": [i.kthvalue(k, 1) for k in (1, 7, 15, 30)],
+        "nans": [nans.kthvalue(k, 1) for k in (2, 3, 4, 6)],
+        "k-too-large": attempt(lambda: i.kthvalue(31)),
+        "k-zero": attempt(lambda: i.kthvalue(0, 0)),
+        "k-float": attempt(lambda: i.kthvalue(1.5)),
+        "0d-k-2": attempt(lambda: lib.tensor(3.0).kthvalue(2)),
+        "bool": attempt(lambda: (i > 0).kthvalue(1)),
+        "empty-dim": attempt(lambda: lib.zeros(0, 3).kthvalue(1, 0)),
+        "empty-rows": lib.zeros(0, 3).kthvalue(1, 1),
+    }
+
+
 # ----------------------------------------------------------------------------- median, nanmedian
 
 for dt in FLOATS:
