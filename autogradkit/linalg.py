@@ -17,14 +17,14 @@ from ._dtype import scalar_type_name as _scalar_type_name
 from .ops.accumulate import norm as _norm
 from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot
-from .ops.pseudo_inverse import pinv
+from .ops.pseudo_inverse import lstsq, pinv
 from .ops.square_matrices import LinAlgError, det, inv, matrix_power, solve
 from .ops.square_matrices import linalg_slogdet as slogdet
 from .ops.statistics import amax, amin
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "matrix_power", "multi_dot", "slogdet", "solve"]
-__all__ += ["vector_norm", "matrix_norm", "norm", "pinv"]
+__all__ += ["vector_norm", "matrix_norm", "norm", "pinv", "lstsq"]
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:

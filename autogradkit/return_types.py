@@ -20,6 +20,7 @@ __all__ = [
     "cummax",
     "cummin",
     "kthvalue",
+    "linalg_lstsq",
 ]
 
 
@@ -154,6 +155,42 @@ class aminmax(tuple):  # PyTorch's name for what aminmax returns
 
     def __repr__(self) -> str:
         return f"autogradkit.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+class linalg_lstsq(tuple):  # PyTorch's name for what torch.linalg.lstsq returns
+    """What ``linalg.lstsq(A, B)`` returns: ``(solution, residuals, rank,
+    singular_values)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, solution, residuals, rank, singular_values):
+        return super().__new__(cls, (solution, residuals, rank, singular_values))
+
+    @property
+    def solution(self):
+        """X minimising ‖AX − B‖ (differentiable)."""
+        return self[0]
+
+    @property
+    def residuals(self):
+        """Empty with the default driver, as in PyTorch."""
+        return self[1]
+
+    @property
+    def rank(self):
+        """The rank of A (int64)."""
+        return self[2]
+
+    @property
+    def singular_values(self):
+        """Empty with the default driver, as in PyTorch."""
+        return self[3]
+
+    def __repr__(self) -> str:
+        return (
+            f"autogradkit.return_types.linalg_lstsq(\nsolution={self[0]!r},\n"
+            f"residuals={self[1]!r},\nrank={self[2]!r},\nsingular_values={self[3]!r})"
+        )
 
     def __reduce__(self):
         return type(self), tuple(self)

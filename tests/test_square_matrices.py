@@ -63,3 +63,15 @@ def test_inverse_and_solve_are_stored_column_by_column_as_in_pytorch():
         with pytest.raises(RuntimeError, match="view size is not compatible"):
             result.view(-1)
     assert ak.linalg.solve(a, ak.ones(2)).is_contiguous()
+
+
+@pytest.mark.parametrize("dual_argument", [0, 1])
+def test_lstsq_refuses_forward_mode_in_words_rather_than_dropping_a_tangent(dual_argument):
+    fwAD = ak.autograd.forward_ad
+    operands = [ak.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]), ak.tensor([1.0, 2.0, 2.0])]
+    with fwAD.dual_level():
+        operands[dual_argument] = fwAD.make_dual(
+            operands[dual_argument], ak.ones_like(operands[dual_argument])
+        )
+        with pytest.raises(NotImplementedError, match="lstsq has no forward mode"):
+            ak.linalg.lstsq(*operands)

@@ -4810,6 +4810,59 @@ def _(lib, inp):
     with lib.no_grad():
         no_grad_slice = base[0:2]
     out["split of a no_grad slice"] = attempt(lambda: no_grad_slice.split(1)[1].mul_(2))
+
+
+@program(
+    "linalg-lstsq",
+    {
+        "a": Inp((4, 2), F32),
+        "b": Inp((4, 3), F32),
+        "v": Inp((4,), F32),
+        "a64": Inp((4, 2), F64),
+        "b64": Inp((4, 3), F64),
+    },
+)
+def _(lib, inp):
+    """linalg.lstsq with the default driver: the named tuple (solution, empty
+    residuals with the node, rank, empty singular values), a vector and a matrix
+    B, a batch, a rank-deficient A (the shortest solution), gradients of A and B,
+    second derivatives, gradcheck/gradgradcheck and the refusals."""
+    a = lib.tensor(inp["a"], requires_grad=True)
+    b = lib.tensor(inp["b"], requires_grad=True)
+    v = lib.tensor(inp["v"], requires_grad=True)
+    out: dict[str, object] = {}
+    r = lib.linalg.lstsq(a, b)
+    out["matrix"] = [r, type(r).__name__, *lib.autograd.grad((r.solution**2).sum(), (a, b))]
+    r = lib.linalg.lstsq(a, v)
+    out["vector"] = [r.solution, r.rank, *lib.autograd.grad(r.solution.sum(), (a, v))]
+    out["batch"] = lib.linalg.lstsq(a.detach().expand(2, 4, 2), b.detach().expand(2, 4, 3))
+    out["rank-deficient"] = lib.linalg.lstsq(lib.ones(4, 2), b.detach())
+    x = lib.linalg.lstsq(a, b).solution
+    ga, gb = lib.autograd.grad(x.pow(3).sum(), (a, b), create_graph=True)
+    out["second"] = [
+        ga.detach(),
+        gb.detach(),
+        *lib.autograd.grad((ga * ga).sum() + gb.sum(), (a, b)),
+    ]
+    a64 = lib.tensor(inp["a64"], requires_grad=True)
+    b64 = lib.tensor(inp["b64"], requires_grad=True)
+
+    def solution(m, n):
+        return lib.linalg.lstsq(m, n).solution
+
+    out["gradcheck"] = [
+        lib.autograd.gradcheck(solution, (a64, b64)),
+        lib.autograd.gradgradcheck(solution, (a64, b64)),
+    ]
+    out["refused"] = [
+        attempt(lambda: lib.linalg.lstsq(a, lib.ones(5, 1))),
+        attempt(lambda: lib.linalg.lstsq(lib.ones(3), lib.ones(3))),
+        attempt(lambda: lib.linalg.lstsq(a, lib.ones(4, 1, dtype=lib.float64))),
+        attempt(
+            lambda: lib.linalg.lstsq(lib.ones(3, 2, dtype=lib.long), lib.ones(3, 1, dtype=lib.long))
+        ),
+        attempt(lambda: lib.linalg.lstsq(a, lib.ones(5))),
+    ]
     return out
 
 
