@@ -634,8 +634,11 @@ def numel(input: Tensor) -> int:
 
 
 def get_default_dtype() -> dtype:
-    """The dtype Python floats become: always ``autogradkit.float32``."""
-    return float32
+    """The dtype Python floats and float factories give: float32 unless
+    :func:`set_default_dtype` changed it."""
+    from ._dtype import default_float
+
+    return default_float()
 
 
 def is_floating_point(input: Tensor) -> _builtins.bool:

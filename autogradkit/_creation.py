@@ -1,7 +1,8 @@
 """Functions that make tensors: ``tensor``, ``ones``, ``zeros``, ``rand``,
 ``randn``, ``eye``, ``arange``, ``full``, the ``*_like`` family and
-``from_numpy``. They follow PyTorch's defaults: Python floats become float32,
-Python ints int64, and ``requires_grad`` is only allowed for float dtypes.
+``from_numpy``. They follow PyTorch's defaults: Python floats become the default
+dtype (float32 unless ``set_default_dtype`` changed it), Python ints int64, and
+``requires_grad`` is only allowed for float dtypes.
 """
 
 from __future__ import annotations
@@ -80,12 +81,14 @@ def _plain_nested(data: Any) -> Any:
 
 def _float_default(data: Any) -> type:
     """float64 when a float64 NumPy value or tensor is among ``data``'s elements
-    (PyTorch keeps their dtype), else the default float32."""
+    (PyTorch keeps their dtype), else the default dtype (float32 unless changed)."""
     if isinstance(data, list):
-        return np.float64 if any(_float_default(x) is np.float64 for x in data) else np.float32
+        if any(_float_default(x) is np.float64 for x in data):
+            return np.float64
+        return _dtype.default_float().numpy.type
     if isinstance(data, (np.ndarray, np.generic)) and data.dtype == np.float64:
         return np.float64
-    return np.float32
+    return _dtype.default_float().numpy.type
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -299,7 +302,7 @@ def _size(size: Sequence, kw_size, who: str = "tensor") -> tuple[int, ...]:  # n
 
 
 def _float_dtype(dtype: DType | None, who: str) -> np.dtype:
-    dtype = _check_dtype(dtype, who) or _dtype.float32
+    dtype = _check_dtype(dtype, who) or _dtype.default_float()
     return dtype.numpy
 
 
@@ -341,7 +344,9 @@ def full(
         dtype = (
             _dtype.bool
             if isinstance(fill_value, bool)
-            else (_dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.float32)
+            else (
+                _dtype.int64 if isinstance(fill_value, numbers.Integral) else _dtype.default_float()
+            )
         )
     return _leaf(np.full(shape, fill_value, dtype=_check_dtype(dtype, "full").numpy), requires_grad)
 
@@ -390,7 +395,7 @@ def arange(
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-        dtype = _dtype.int64 if integral else _dtype.float32
+        dtype = _dtype.int64 if integral else _dtype.default_float()
     target = _check_dtype(dtype, "arange").numpy
     count = _ranges.arange_count(start, end, step)
     if target.kind == "f":
@@ -402,7 +407,7 @@ def arange(
 
 def _float_or(dtype: DType | None) -> np.dtype:
     """``dtype``'s NumPy dtype, float32 (the default dtype) when None."""
-    return np.dtype(np.float32) if dtype is None else dtype.numpy
+    return _dtype.default_float().numpy if dtype is None else dtype.numpy
 
 
 def linspace(

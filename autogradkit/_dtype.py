@@ -66,6 +66,21 @@ long = int64
 
 _BY_NUMPY = {d.numpy: d for d in (float32, float64, int64, bool)}
 
+# The dtype Python floats and the float factories (``ones``, ``rand``, ``arange(0.5)``…)
+# take, and integer division and math of integers give: ``torch.get_default_dtype()``.
+_default_float = float32
+
+
+def default_float() -> dtype:
+    """The default floating-point dtype (float32 unless ``set_default_dtype``)."""
+    return _default_float
+
+
+def set_default_float(d: dtype) -> None:
+    """Make ``d`` (float32 or float64) the default floating-point dtype."""
+    global _default_float
+    _default_float = d
+
 
 def from_numpy_dtype(numpy_dtype) -> dtype:
     """Return the autogradkit dtype that stores elements as ``numpy_dtype``.

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
+from .ops import _promotion
 from .ops._promotion import result_dtype
 from .tensor import Tensor
 
@@ -101,21 +102,32 @@ def can_cast(from_: DType, to: DType) -> bool:
 
 
 def set_default_dtype(d: DType) -> None:
-    """Set the dtype of floating-point tensors made without a dtype.
+    """Set the default floating-point dtype (float32 or float64): the dtype of
+    Python floats made tensors (``tensor(1.5)``, ``int_tensor * 0.5``), of the
+    float factories without a dtype (``ones``, ``rand``, ``randn``,
+    ``arange(0.5)``, ``linspace``, ``full(..., 1.5)``, ``Tensor([...])``), of
+    integer division and math of integers; tensors of the default dtype print
+    without ``dtype=``. Tensors already made keep their dtype.
 
-    autogradkit keeps float32 as its default: ``set_default_dtype(torch.float32)``
-    is accepted (code often states it), and any other dtype is refused with a
-    clear error rather than half-applied (see docs/differences.md).
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> torch.set_default_dtype(torch.float64)
+    >>> torch.tensor([1.5, 2.0]) / 2
+    tensor([0.7500, 1.0000])
+    >>> torch.ones(2, dtype=torch.float32)
+    tensor([1., 1.], dtype=autogradkit.float32)
+    >>> torch.set_default_dtype(torch.float32)
     """
-    if not isinstance(d, DType) or not d.is_floating_point:
-        raise TypeError("only floating-point types are supported as the default type")
-    if d is not _dtype.float32:
-        raise NotImplementedError(
-            "autogradkit keeps float32 as the default dtype: set_default_dtype("
-            f"{d!r}) is not supported. Ask for float64 where you make tensors instead "
-            "(torch.tensor(..., dtype=torch.float64), torch.ones(3, dtype=torch.float64), "
-            "model.double())."
+    if not isinstance(d, DType):
+        raise TypeError(
+            "invalid dtype object: only floating-point types are supported as the default type"
         )
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_float(d)
+    # result_dtype of a pair of operand kinds is cached; a Python float's changed.
+    _promotion._PAIR_DTYPES.clear()
 
 
 def get_rng_state() -> Tensor:

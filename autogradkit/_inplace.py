@@ -138,7 +138,9 @@ class InplaceMethods(TensorBase):
             other_data = other._data if isinstance(other, TensorBase) else other
             result = result_dtype(self._data, other_data)
             _check_inplace_operand(
-                self._data, other_data, result if result.kind == "f" else np.dtype(np.float32)
+                self._data,
+                other_data,
+                result if result.kind == "f" else _dtype.default_float().numpy,
             )
         if rounding_mode:  # rounding_mode=None given: DivBackward2, as PyTorch
             return self._binary_inplace(ops.arithmetic.div, other, **rounding_mode)

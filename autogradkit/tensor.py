@@ -135,7 +135,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         if len(args) == 1 and not isinstance(args[0], int):
             from ._creation import tensor as _tensor
 
-            source = _tensor(args[0], dtype=_dtype.float32)
+            source = _tensor(args[0], dtype=_dtype.default_float())
         else:
             from ._creation import zeros
 
@@ -546,6 +546,7 @@ class Tensor(Operators, MathMethods, InplaceMethods, Conversions, NumPyProtocols
         text = format_tensor(
             self._data,
             dtype_name=self._data.dtype.name,
+            default_dtype_name=_dtype.default_float().name,
             requires_grad=self.requires_grad,
             grad_fn_name=grad_fn_name,
             tangent=None if tangent is None else f"{tangent}",

@@ -19,6 +19,7 @@ import numpy as np
 # so CPython 3.11 cannot specialise ``np.<name>`` (about 370 instructions a read).
 from numpy import asarray, ndarray
 
+from .._dtype import default_float
 from .._quiet_numpy import MODERATE, arithmetic, silently
 
 _RANK = {
@@ -56,7 +57,7 @@ def _scalar_dtype(value) -> np.dtype:
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
-    return _FLOAT32  # Python floats take the default dtype
+    return default_float().numpy  # Python floats take the default dtype
 
 
 def result_dtype(*operands) -> np.dtype:

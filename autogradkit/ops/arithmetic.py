@@ -16,6 +16,7 @@ from numpy import add as _add  # (np.add read per sum would cost ~370 instructio
 from numpy import ndarray
 
 from .. import _operators
+from .._dtype import default_float
 from .._numpy_protocols import UFUNCS
 from .._quiet_numpy import MODERATE, arithmetic, run_quietly, silently
 from ..autograd.function import Elementwise, Function, Linear
@@ -223,9 +224,9 @@ class Div(BinaryFunction):
                 return quotient
         x, y = promote(x, y)
         if isinstance(x, np.ndarray) and x.dtype.kind != "f":
-            x = x.astype(np.float32)  # integer division gives the default float dtype
+            x = x.astype(default_float().numpy)  # integer division: the default float dtype
             if isinstance(y, np.ndarray) and y.dtype.kind != "f":
-                y = y.astype(np.float32)  # int / int: float32, not NumPy's float64
+                y = y.astype(default_float().numpy)  # int / int: not NumPy's float64
         return arithmetic(operator.truediv, x, y)  # x/0 is ±inf or nan, silently
 
     @staticmethod
@@ -293,7 +294,7 @@ class Reciprocal(Elementwise):
     @staticmethod
     def forward(ctx, x):
         if x.dtype.kind != "f":
-            x = x.astype(np.float32)
+            x = x.astype(default_float().numpy)
         with np.errstate(all="ignore"):  # 1/0 and 1/subnormal are inf, silently
             out = np.asarray(1 / x)  # an array even for 0-d x, so it is saved as the output
         ctx.save_for_backward(out)
@@ -314,7 +315,7 @@ class Pow(Elementwise):
     @staticmethod
     def forward(ctx, x, exponent):
         if x.dtype.kind != "f" and isinstance(exponent, float):
-            x = x.astype(np.float32)
+            x = x.astype(default_float().numpy)
         elif x.dtype.kind == "b" and isinstance(exponent, bool):
             return x.copy() if exponent else np.ones_like(x)  # x ** True, x ** False: bools
         elif x.dtype.kind == "b":  # bool ** int is int64 (NumPy's would be int8)
@@ -408,7 +409,7 @@ class RPow(Elementwise):
         if y.dtype.kind == "b" and isinstance(base, bool):  # (bool ** bool stays bool)
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         if y.dtype.kind != "f" and isinstance(base, float):
-            y = y.astype(np.float32)
+            y = y.astype(default_float().numpy)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             integers = y.dtype.kind == "i" and isinstance(base, int)
             out = _integer_power(np.int64(base), y) if integers else np.asarray(base**y)

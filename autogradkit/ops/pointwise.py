@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import default_float
 from .._numpy_protocols import UFUNCS
 from ..autograd.function import Elementwise
 from ..tensor import Tensor
@@ -38,7 +39,7 @@ __all__ = [
 
 def _float(x: np.ndarray) -> np.ndarray:
     """Math functions of integer tensors give the default float dtype, as in PyTorch."""
-    return x if x.dtype.kind == "f" else x.astype(np.float32)
+    return x if x.dtype.kind == "f" else x.astype(default_float().numpy)
 
 
 class Exp(Elementwise):
@@ -461,7 +462,7 @@ def _tie_split(grad_output, x, y, x_loses, y_loses) -> tuple:
     half of it to each where they tie, 0 where it loses."""
     share = np.where(x == y, 0.5, 1.0).astype(np.result_type(x, y), copy=False)
     if share.dtype.kind != "f":
-        share = share.astype(np.float32)
+        share = share.astype(default_float().numpy)
     grad = grad_output * share
     return select(~np.asarray(x_loses), grad), select(~np.asarray(y_loses), grad)
 

@@ -949,6 +949,73 @@ def _(lib, inp):
     }
 
 
+@program("set_default_dtype-float64", {"x": Inp((3,), F64)})
+def _(lib, inp):
+    """Every creation path and promotion the default reaches, under float64 (and
+    the default restored after: the programs after this one run under float32)."""
+    lib.set_default_dtype(lib.float64)
+    try:
+        lib.manual_seed(0)
+        i = lib.tensor([1, 2, 3])
+        x = lib.tensor(inp["x"], requires_grad=True)
+        y = (x * 2.5 + i / 2).sin().sum()
+        y.backward()
+        made = {
+            "default": lib.get_default_dtype(),
+            "tensor": [lib.tensor(1.5), lib.tensor([1, 2.0]), lib.tensor([1, 2]), lib.tensor(True)],
+            "float32-kept": [lib.tensor([1.5], dtype=lib.float32), lib.ones(2, dtype=lib.float32)],
+            "factories": [
+                lib.ones(2),
+                lib.zeros(1),
+                lib.empty(0),
+                lib.full((2,), 1.5),
+                lib.full((1,), 2),
+            ],
+            "ranges": [
+                lib.arange(3.0),
+                lib.arange(3),
+                lib.arange(0, 1, 0.25),
+                lib.linspace(0, 1, 3),
+            ],
+            "more": [lib.logspace(0, 1, 2), lib.eye(2), lib.Tensor([1, 2]), lib.zeros_like(i)],
+            "random": [lib.rand(2), lib.randn(3), lib.randn(17)[-2:], lib.normal(0.0, 1.0, (2,))],
+            "random-more": [lib.bernoulli(lib.full((3,), 0.5)), lib.randint_like(lib.ones(2), 5)],
+            "promotion": [
+                i * 1.5,
+                i / 2,
+                lib.tensor(7) / lib.tensor(2),
+                i + lib.tensor(1.5),
+                i**0.5,
+            ],
+            "float32-promotion": [
+                lib.tensor([0.5], dtype=lib.float32) * 2.5,
+                lib.tensor([0.5]).float() + i,
+            ],
+            "math-of-ints": [
+                i.sin(),
+                i.sqrt(),
+                i.exp2(),
+                i.reciprocal(),
+                i.sigmoid(),
+                i.clamp(0.5, 2.5),
+            ],
+            "mixed": [
+                lib.where(i > 1, i, 0.5),
+                i.maximum(lib.tensor(1.5)),
+                lib.cat([i, lib.tensor([0.5])]),
+            ],
+            "nn": [lib.nn.Linear(2, 1).weight.dtype, i.float().dtype, lib.tensor([1.5]).item()],
+        }
+    finally:
+        lib.set_default_dtype(lib.float32)
+    return {
+        **made,
+        "x": x,
+        "y": y,
+        "after": [lib.tensor(1.5), lib.ones(1), i * 1.5, lib.tensor([1.0]) * x],
+    }
+
+
 @program("result_type-promote_types-can_cast")
 def _(lib, inp):
     dtypes = [lib.bool, lib.int64, lib.float32, lib.float64]
@@ -972,20 +1039,26 @@ def _(lib, inp):
             "promote-int": attempt(lambda: lib.promote_types(lib.float32, 1)),
             "can_cast-int": attempt(lambda: lib.can_cast(1, lib.float32)),
             "default-int": attempt(lambda: lib.set_default_dtype(lib.int64)),
+            "default-not-a-dtype": attempt(lambda: lib.set_default_dtype("float64")),
         },
         "default-float32": [lib.set_default_dtype(lib.float32), lib.get_default_dtype()],
     }
 
 
-def test_set_default_dtype_refuses_what_the_kit_does_not_apply():
-    """float64 as the default would have to reach every creation path and every
-    promotion: the kit refuses it clearly instead of applying it in part."""
+def test_set_default_dtype_reaches_promotion_after_the_cache():
+    """result_dtype caches its answer per pair of operand kinds: changing the
+    default must not leave an int-times-float answer from before."""
     import autogradkit as torch
 
-    with pytest.raises(NotImplementedError, match="keeps float32 as the default dtype"):
-        torch.set_default_dtype(torch.float64)
+    assert (torch.tensor([1]) * 1.5).dtype is torch.float32  # fills the cache
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert (torch.tensor([1]) * 1.5).dtype is torch.float64
+        assert torch.get_default_dtype() is torch.float64
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert (torch.tensor([1]) * 1.5).dtype is torch.float32
     assert torch.get_default_dtype() is torch.float32
-    assert torch.tensor(1.5).dtype is torch.float32
 
 
 def test_rng_state_is_a_tensor_of_the_state_bytes():
