@@ -153,6 +153,7 @@ from .ops.elementary_more import (
     sgn,
     sinc,
 )
+from .ops.gamma import digamma, lgamma
 from .ops.indexing import (
     index_add,
     index_copy,
@@ -601,6 +602,8 @@ __all__ = [
     "heaviside",
     "logaddexp",
     "logaddexp2",
+    "digamma",
+    "lgamma",
 ]
 
 clip = clamp

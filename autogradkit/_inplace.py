@@ -584,6 +584,14 @@ class InplaceMethods(TensorBase):
             )
         return self._written_inplace(lambda x: ops.binary_more.float_power(x, exponent), exponent)
 
+    def lgamma_(self) -> Self:
+        """In place: ``self = lgamma(self)``."""
+        return self._written_inplace(ops.gamma.lgamma)
+
+    def digamma_(self) -> Self:
+        """In place: ``self = digamma(self)``."""
+        return self._written_inplace(ops.gamma.digamma)
+
     def atan2_(self, other) -> Self:
         """In place: ``self = atan2(self, other)``."""
         return self._written_inplace(lambda x: ops.special.atan2(x, other), other)

@@ -473,6 +473,12 @@ class MathMethods(TensorBase):
     def float_power(self, exponent):
         return ops.binary_more.float_power(self, exponent)
 
+    def lgamma(self):
+        return ops.gamma.lgamma(self)
+
+    def digamma(self):
+        return ops.gamma.digamma(self)
+
     def sinh(self):
         return ops.elementary.sinh(self)
 

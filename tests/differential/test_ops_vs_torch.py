@@ -1255,6 +1255,54 @@ def _more_binary_edges_prog(lib, inp):
 register("more-binary-edges-and-errors", _more_binary_edges_prog, {"i": Inp((4,), "int64", "int")})
 
 
+# ----------------------------------------------------------------------------- elem26: lgamma and digamma
+
+for name, kind in (("lgamma", "positive"), ("digamma", "positive")):
+    for dt in FLOATS:
+        op(
+            f"{name}-{dt}",
+            lambda lib, x, name=name: getattr(lib, name)(x * 3 - 2.2),
+            {"x": Inp((2, 3), dt, kind)},
+        )
+    op(f"{name}-method-0d", lambda lib, x, name=name: getattr(x, name)(), {"x": Inp((), F64, kind)})
+    second(
+        f"{name}-double-backward",
+        lambda lib, x, name=name: getattr(lib, name)(x * 3 - 2.2),
+        {"x": Inp((4,), F64, kind)},
+    )
+
+
+def _gamma_edges_prog(lib, inp):
+    attempt = H.attempt
+    nan, inf = float("nan"), float("inf")
+    values = [0.0, -0.0, -1.0, -2.5, 0.5, 1.0, 2.0, 10.0, inf, -inf, nan, 1e-8, 150.0, -7.3, 1e5]
+    record: dict = {}
+    for name in ("lgamma", "digamma"):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, name)(x)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+        (k,) = lib.autograd.grad(h.sum(), x)
+        record[name] = (y, g, h, k)
+        record[name + "-float32"] = getattr(lib, name)(x.detach().float())
+        record[name + "-int"] = getattr(lib, name)(lib.tensor(inp["i"]))
+        record[name + "-bool"] = getattr(lib, name)(lib.tensor([True, False]))
+        record[name + "_"] = getattr(lib.tensor([0.5, 3.0]), name + "_")()
+        record[name + "_-int"] = attempt(
+            lambda name=name: getattr(lib.tensor([1, 2]), name + "_")()
+        )
+    leaf = lib.tensor([0.5, 3.0], requires_grad=True)
+    z = leaf * 2
+    z.lgamma_()
+    z.digamma_()
+    z.sum().backward()
+    record["in-place-chain"] = (z, leaf.grad)
+    return record
+
+
+register("lgamma-digamma-edges", _gamma_edges_prog, {"i": Inp((5,), "int64", "int")})
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
