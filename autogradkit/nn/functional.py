@@ -57,6 +57,8 @@ __all__ = [
     "hinge_embedding_loss",
     "triplet_margin_loss",
     "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "gaussian_nll_loss",
     "sigmoid",
     "relu",
     "relu_",
@@ -2504,6 +2506,95 @@ def multilabel_soft_margin_loss(
     loss = loss.sum(dim=class_dim) / input.size(class_dim)  # one loss per sample
     if reduction not in _REDUCTIONS:
         raise ValueError(reduction + " is not valid")
+    return _reduced(loss, reduction)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-8,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of counts ``target`` under Poisson distributions
+    with rates λ: e^x − y·x for ``input`` x = log λ (``log_input=True``), else
+    λ − y·log(λ + eps); ``full=True`` adds Stirling's approximation of log(y!)
+    where y > 1. As PyTorch's C++ computes it.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> log_rate = torch.tensor([0.0, 1.0], requires_grad=True)
+    >>> torch.nn.functional.poisson_nll_loss(log_rate, torch.tensor([1.0, 3.0]))
+    tensor(0.3591, grad_fn=<MeanBackward0>)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        with scalar_overloads():  # (input + eps: AddBackward1, as in PyTorch's C++)
+            shifted = input + eps
+        loss = input - target * shifted.log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss += stirling.masked_fill(target <= 1, 0)
+    return _reduced(loss, reduction)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log-likelihood of ``target`` under normal distributions with
+    means ``input`` and variances ``var`` (one per element, or per sample when its
+    last dimension is 1 or missing): ½(log σ² + (x − y)²/σ²), σ² at least ``eps``
+    (clamped without recording), plus ½·log 2π with ``full=True``; as PyTorch's
+    Python computes it.
+
+    Examples
+    --------
+    >>> import autogradkit as torch
+    >>> mean = torch.tensor([0.0, 1.0], requires_grad=True)
+    >>> torch.nn.functional.gaussian_nll_loss(mean, torch.tensor([1.0, 1.0]), torch.tensor([1.0, 2.0]))
+    tensor(0.4233, grad_fn=<MeanBackward0>)
+    """
+    variances: Tensor
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        variances = var * Tensor._make(np.ones_like(input._data))
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    else:
+        variances = var
+    if variances.size() != input.size():
+        if input.size()[:-1] == variances.size():
+            variances = variances.unsqueeze(-1)
+        elif (
+            input.ndim == variances.ndim
+            and sum(m for n, m in zip(input.size(), variances.size()) if n != m) == 1
+        ):  # one variance for the last dimension (heteroscedastic case)
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    variances = variances.clone()
+    with no_grad():  # a floor the gradient does not see, as in PyTorch
+        variances.clamp_(min=eps)
+    loss = 0.5 * (variances.log() + (input - target) ** 2 / variances)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
     return _reduced(loss, reduction)
 
 

@@ -94,6 +94,8 @@ __all__ = [
     "SmoothL1Loss",
     "HuberLoss",
     "KLDivLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
     "MarginRankingLoss",
     "HingeEmbeddingLoss",
     "TripletMarginLoss",
@@ -2259,6 +2261,49 @@ class MultiLabelSoftMarginLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(
             input, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class PoissonNLLLoss(_Loss):
+    """The Poisson negative log-likelihood of counts: ``nn.functional.poisson_nll_loss``."""
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average=None,
+        eps: float = 1e-8,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(F._legacy_reduction(size_average, reduce, reduction))
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """The Gaussian negative log-likelihood with predicted variances:
+    ``nn.functional.gaussian_nll_loss``."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
         )
 
 

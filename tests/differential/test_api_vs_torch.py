@@ -2008,6 +2008,60 @@ def _(lib, inp):
     return out
 
 
+@program(
+    "poisson-and-gaussian-nll-losses",
+    {"x": Inp((4, 2), F32), "t": Inp((4, 2), F32, "positive"), "v": Inp((4, 2), F32, "positive")},
+)
+def _(lib, inp):
+    """PoissonNLLLoss (log rates or rates with eps, Stirling's term with full=True,
+    counts of 0 and 1) and GaussianNLLLoss (per-element, per-sample and float
+    variances, the eps floor that the gradient does not see, full=True), each
+    reduction, gradients, graphs, reprs, and the refusals."""
+    F, nn = lib.nn.functional, lib.nn
+    x = lib.tensor(inp["x"], requires_grad=True)
+    counts = (lib.tensor(inp["t"]) * 2).floor()  # 0, 1, 2, 3
+    variances = lib.tensor(inp["v"], requires_grad=True)
+    out: dict[str, object] = {}
+    for reduction in ["mean", "sum", "none"]:
+        cases = {
+            "poisson": F.poisson_nll_loss(x, counts, reduction=reduction),
+            "poisson-rates": F.poisson_nll_loss(
+                x.exp(), counts, log_input=False, reduction=reduction
+            ),
+            "poisson-full": F.poisson_nll_loss(x, counts, full=True, reduction=reduction),
+            "gaussian": F.gaussian_nll_loss(x, counts, variances, reduction=reduction),
+            "gaussian-per-sample": F.gaussian_nll_loss(
+                x, counts, variances[:, 0], full=True, reduction=reduction
+            ),
+            "gaussian-float": F.gaussian_nll_loss(x, counts, 0.5, reduction=reduction),
+        }
+        for name, loss in cases.items():
+            grads = lib.autograd.grad(loss.sum(), [x, variances], allow_unused=True)
+            out[f"{name}-{reduction}"] = [loss, grads]
+    tiny = lib.tensor([[1e-9, 2.0]] * 4, requires_grad=True)
+    floored = F.gaussian_nll_loss(x, counts, tiny, eps=1e-3)
+    out["eps-floor"] = [floored, lib.autograd.grad(floored, tiny)[0]]
+    modules = [
+        nn.PoissonNLLLoss(),
+        nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-6, reduction="sum"),
+        nn.GaussianNLLLoss(),
+        nn.GaussianNLLLoss(full=True, eps=1e-3),
+    ]
+    out["modules"] = [
+        [repr(m) for m in modules],
+        modules[1](x.exp(), counts),
+        modules[3](x, counts, variances),
+    ]
+    out["refused"] = [
+        attempt(lambda: F.poisson_nll_loss(x, counts, reduction="avg")),
+        attempt(lambda: F.gaussian_nll_loss(x, counts, -1.0)),
+        attempt(lambda: F.gaussian_nll_loss(x, counts, variances - 10)),
+        attempt(lambda: F.gaussian_nll_loss(x, counts, variances[:2])),
+        attempt(lambda: F.gaussian_nll_loss(x, counts, variances, reduction="avg")),
+    ]
+    return out
+
+
 @program("parameter-dict", {"x": Inp((2, 3), F32)})
 def _(lib, inp):
     """nn.ParameterDict as PyTorch 2.13 defines it: tensors become parameters,
@@ -4761,7 +4815,7 @@ def _(lib, inp):
     Linear without its weight); Adam/AdamW and RMSprop check all their numbers."""
     nn = lib.nn
 
-    class Net(nn.Module):
+    class Net(nn.Module):  # type: ignore[name-defined]  # nn is a variable
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(2, 2)
