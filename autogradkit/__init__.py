@@ -165,7 +165,16 @@ from .ops.indexing import (
     tile,
 )
 from .ops.linalg import addmm, bmm, dot, kron, matmul, mm, mv, outer
-from .ops.ordering import argsort, kthvalue, median, nanmedian, sort, topk
+from .ops.ordering import (
+    argsort,
+    kthvalue,
+    median,
+    nanmedian,
+    nanquantile,
+    quantile,
+    sort,
+    topk,
+)
 from .ops.pointwise import (
     abs,
     absolute,
@@ -491,6 +500,7 @@ __all__ = [
     "mul",
     "multiply",
     "nanmedian",
+    "nanquantile",
     "mv",
     "neg",
     "negative",
@@ -507,6 +517,7 @@ __all__ = [
     "permute",
     "pow",
     "prod",
+    "quantile",
     "rand",
     "rand_like",
     "randint",

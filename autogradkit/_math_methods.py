@@ -722,6 +722,12 @@ class MathMethods(TensorBase):
     def kthvalue(self, k: int, dim: int = -1, keepdim: builtins.bool = False):
         return ops.ordering.kthvalue(self, k, dim, keepdim)
 
+    def quantile(self, q, dim=None, keepdim: builtins.bool = False, *, interpolation="linear"):
+        return ops.ordering.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim: builtins.bool = False, *, interpolation="linear"):
+        return ops.ordering.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
     def median(self, *dim, **keepdim):
         # median() and median(dim, keepdim=False): two overloads, as in PyTorch
         return ops.ordering.median(self, *dim, **keepdim)

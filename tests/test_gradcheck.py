@@ -376,6 +376,12 @@ REARRANGE = [
     unary("cummin", lambda L, a: a.cummin(dim=-1).values),
     unary("kthvalue", lambda L, a: a.kthvalue(1).values),
     unary("kthvalue_dim0_keepdim", lambda L, a: L.kthvalue(a, 2, 0, True).values, shapes=NONSCALAR),
+    unary("quantile", lambda L, a: a.quantile(0.3)),
+    unary(
+        "quantile_several_dim0",
+        lambda L, a: L.quantile(a, L.tensor([0.2, 0.7], dtype=L.float64), dim=0),
+        shapes=NONSCALAR,
+    ),
     unary("median", lambda L, a: a.median()),
     unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
     unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),

@@ -1,6 +1,6 @@
 """Putting elements in order: ``sort``, ``argsort``, ``topk``, the k-th smallest
-element, ``kthvalue``, and the middle one, ``median`` (``nanmedian`` leaves the nans
-out).
+element, ``kthvalue``, the middle one, ``median``, and the quantiles, ``quantile``
+(``nanmedian`` and ``nanquantile`` leave the nans out).
 
 ``sort`` returns the sorted values and where each came from (``indices``); the
 gradient of the values goes back to those places, as for ``gather`` with the same
@@ -29,9 +29,9 @@ from ..tensor import Tensor, _wrap_dim
 from ._topk_order import all_equal_nth_position, kthvalue_position, topk_positions
 from .reduction import Extremum, MaxDim
 from .select import _gather_key
-from .shape import scatter_into_zeros
+from .shape import Squeeze, Transpose, Unsqueeze, scatter_into_zeros
 
-__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian"]
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile"]
 
 
 class Sort(Linear):
@@ -409,3 +409,156 @@ def nanmedian(input: Tensor, dim=_NO_DIM, keepdim=None):
     tensor(2.)
     """
     return _median("nanmedian", input, dim, keepdim, ignore_nan=True)
+
+
+# -- quantile ----------------------------------------------------------------------------
+# PyTorch computes quantile from other operations (sort, gather, lerp_), so its graph
+# shows theirs; the steps below are PyTorch's, in its order. Its last steps change a
+# tensor it made itself in place (squeeze_, unsqueeze_, transpose_): recorded under
+# the names of those in-place forms.
+
+
+class _SqueezeInPlace(Squeeze):
+    """``squeeze_(dim)`` of an intermediate result (PyTorch's SqueezeBackward4)"""
+
+    node_name = "SqueezeBackward4"
+    creates_view = False
+
+
+class _UnsqueezeInPlace(Unsqueeze):
+    """``unsqueeze_(dim)`` of an intermediate result (PyTorch's UnsqueezeBackward1)"""
+
+    node_name = "UnsqueezeBackward1"
+    creates_view = False
+
+
+class _TransposeInPlace(Transpose):
+    """``transpose_(d0, d1)`` of an intermediate result (PyTorch's TransposeBackward1)"""
+
+    node_name = "TransposeBackward1"
+    creates_view = False
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_checks(input: Tensor, q: Tensor, interpolation: str) -> None:
+    if input._data.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._data.dtype != input._data.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}"
+        )
+    if not np.all((q._data >= 0) & (q._data <= 1)):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+
+
+def _output_shape(input: Tensor, q: Tensor, axis, keepdim: bool) -> list:
+    """PyTorch's quantile_output_shape, with q's dimension first (always, here)."""
+    if axis is not None and input.ndim:
+        shape = list(input.shape)
+        if keepdim:
+            shape[axis] = 1
+        else:
+            del shape[axis]
+    else:
+        shape = [1] * input.ndim if keepdim else []
+    return [q._data.size] + shape
+
+
+def _ranks(sorted: Tensor, q: Tensor, ignore_nan: bool, interpolation: str) -> Tensor:
+    """Where, counted in the sorted values, each quantile lies (a float rank):
+    q·(n − 1), n counting only the numbers for nanquantile (rank 0 where there are
+    none); for quantile, the last place (a nan) in a row that holds a nan."""
+    is_nan = np.isnan(sorted._data)
+    if ignore_nan:
+        counts = Tensor._make(np.count_nonzero(~is_nan, axis=-1, keepdims=True))
+        ranks = q * (counts - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        last = sorted.shape[-1] - 1
+        any_nan = is_nan.any(axis=-1, keepdims=True)
+        scaled = q * last
+        shape = np.broadcast_shapes(scaled.shape, any_nan.shape)
+        ranks = scaled.expand(*shape).masked_fill(
+            Tensor._make(np.broadcast_to(any_nan, shape)), last
+        )
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    return ranks
+
+
+def _sorted_rows(input: Tensor, axis) -> Tensor:
+    """The values to pick quantiles from, sorted along the last dimension."""
+    if axis is None:
+        return sort(input.flatten()).values
+    if axis == input.ndim - 1:  # (never for a 0-d input: dim 0 is not its dim -1 here)
+        return sort(input).values
+    return sort(input.unsqueeze(-1).transpose(axis, -1)).values
+
+
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            # (q as C++ prints a double: 2 for 2.0)
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+        q = Tensor._make(np.asarray(q, input._data.dtype))
+    _quantile_checks(input, q, interpolation)
+    axis = None if dim is None else _wrap_dim(dim, input.ndim) % max(input.ndim, 1)
+    out_shape = _output_shape(input, q, axis, bool(keepdim))
+    sorted = _sorted_rows(input, axis)
+    # The rows to reduce, one per element of the result (q's dimension aside).
+    sorted = sorted.view(*out_shape[1:], sorted.shape[-1] if sorted.ndim else 1)
+    ranks = _ranks(sorted, q, ignore_nan, interpolation)
+    below = ranks.long()
+    values = sorted.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):  # between the values below and above
+        if interpolation == "linear":
+            weights = ranks - below
+        else:
+            weights = Tensor._make(np.full_like(ranks._data, 0.5))
+        values.lerp_(sorted.gather(-1, ranks.ceil().long()), weights)
+    if q.ndim == 0:
+        return _SqueezeInPlace.apply(values, (values.ndim - 1,))
+    # q's dimension moves to the front: (..., Q) -> (1, ..., Q) -> (Q, ..., 1) -> (Q, ...)
+    moved = _TransposeInPlace.apply(_UnsqueezeInPlace.apply(values, 0), 0, values.ndim)
+    return _SqueezeInPlace.apply(moved, (moved.ndim - 1,))
+
+
+def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
+    """The ``q``-quantiles of ``input`` (of all its elements, or along ``dim``): the
+    value below which a fraction q of the values lie, interpolated between the two
+    sorted values around rank q·(n − 1) (``interpolation``: ``"linear"``,
+    ``"lower"``, ``"higher"``, ``"midpoint"`` or ``"nearest"``). ``q`` a number or a
+    1-d tensor (the quantiles then come first). nan where a row holds a nan. The
+    gradient goes to the (one or two) sorted values each quantile is made of.
+
+    >>> import autogradkit as torch
+    >>> x = torch.tensor([[3.0, 1.0, 2.0, 7.0], [5.0, 4.0, 6.0, 0.0]], requires_grad=True)
+    >>> torch.quantile(x, 0.3, dim=1)
+    tensor([1.9000, 3.6000], grad_fn=<SqueezeBackward4>)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(
+    input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"
+):
+    """:func:`quantile` of the values that are not nan (nan where all are).
+
+    >>> import autogradkit as torch
+    >>> torch.tensor([float("nan"), 1.0, 2.0]).nanquantile(0.5)
+    tensor(1.5000)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)

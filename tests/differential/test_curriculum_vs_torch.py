@@ -726,6 +726,59 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- quantile, nanquantile
+
+for dt in FLOATS:
+    op(f"quantile/{dt}", lambda lib, x: lib.quantile(x, 0.3, dim=1), {"x": Inp((3, 5), dt)})
+    op(
+        f"quantile/several-dim0-keepdim-{dt}",
+        lambda lib, x: x.quantile(lib.tensor([0.1, 0.5, 0.9], dtype=x.dtype), 0, True),
+        {"x": Inp((5, 2), dt)},
+    )
+for _mode in ("lower", "higher", "midpoint", "nearest"):
+    op(
+        f"quantile/{_mode}",
+        lambda lib, x, mode=_mode: lib.quantile(x, 0.4, interpolation=mode),
+        {"x": Inp((2, 4), F64, "ties")},
+    )
+op(
+    "quantile/all-elements-3d-middle-dim",
+    lambda lib, x: (x.quantile(0.75), x.quantile(0.5, dim=1)),
+    {"x": Inp((2, 3, 4), F64)},
+)
+op(
+    "quantile/0d",
+    lambda lib, x: (x.quantile(0.5), x.quantile(0.2, dim=0), x.quantile(0.2, -1, True)),
+    {"x": Inp((), F64)},
+)
+op2("quantile/double-backward", lambda lib, x: x.quantile(0.3, dim=0) ** 2, {"x": Inp((4, 3), F64)})
+
+
+@register_program("quantile/nans-and-errors", {"x": Inp((2, 4), F32)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"])
+    nan = float("nan")
+    nans = lib.tensor(
+        [[nan, 1.0, 2.0, 5.0], [nan, nan, nan, nan], [0.0, 1.0, 2.0, 3.0]], requires_grad=True
+    )
+    ignoring = nans.nanquantile(lib.tensor([0.25, 1.0]), dim=1)
+    ignoring.sum().backward()
+    return {
+        "quantile-nan": nans.quantile(0.5, dim=1),
+        "nanquantile": [ignoring, nans.grad],
+        "nanquantile-all": nans.nanquantile(0.5),
+        "q-out-of-range": attempt(lambda: x.quantile(1.5)),
+        "q-tensor-out-of-range": attempt(lambda: x.quantile(lib.tensor([0.5, -0.1]))),
+        "q-2d": attempt(lambda: x.quantile(lib.tensor([[0.5]]))),
+        "q-dtype": attempt(lambda: x.quantile(lib.tensor([0.5], dtype=lib.float64))),
+        "int": attempt(lambda: x.long().quantile(0.5)),
+        "empty": attempt(lambda: lib.quantile(lib.tensor([]), 0.5)),
+        "interpolation": attempt(lambda: x.quantile(0.5, interpolation="foo")),
+        "nanquantile-q-out-of-range": attempt(lambda: x.nanquantile(2.0)),
+        "dim-out-of-range": attempt(lambda: x.quantile(0.5, dim=2)),
+    }
+
+
 # ----------------------------------------------------------------------------- median, nanmedian
 
 for dt in FLOATS:
