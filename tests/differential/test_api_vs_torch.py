@@ -4864,6 +4864,7 @@ def _(lib, inp):
     with lib.no_grad():
         no_grad_slice = base[0:2]
     out["split of a no_grad slice"] = attempt(lambda: no_grad_slice.split(1)[1].mul_(2))
+    return out
 
 
 @program(
