@@ -71,8 +71,10 @@ _NON_DIFFERENTIABLE_UFUNCS = {
 _ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.broadcast_to: lambda array, shape, subok=False: ops.shape.expand(array, *shape),
     np.swapaxes: lambda array, axis1, axis2: ops.shape.transpose(array, axis1, axis2),
+    # The dims as one tuple: an empty one (a 0-d array) is permute(x, ()), which
+    # PyTorch allows, where permute(x) with no dims is refused.
     np.transpose: lambda array, axes=None: ops.shape.permute(
-        array, *(axes if axes is not None else range(array.ndim - 1, -1, -1))
+        array, tuple(axes if axes is not None else range(array.ndim - 1, -1, -1))
     ),
     np.reshape: lambda array, shape, **kw: ops.shape.reshape(array, shape),
     np.sum: lambda array, axis=None, dtype=None, keepdims=False, **kw: ops.reduction.sum(

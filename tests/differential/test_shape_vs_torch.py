@@ -1109,6 +1109,21 @@ def _(lib, inp):
     }
 
 
+@program("permute-of-0d-differentiated-twice", {"x": Inp((), F64)})
+def _(lib, inp):
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.permute(x, ()) * x**2
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
+    g.backward()
+    return {
+        "y": y,
+        "g": g,
+        "x": x,
+        "permute-empty": lib.permute(x, ()),
+        "no-dims": attempt(lambda: x.permute()),
+    }
+
+
 # ----------------------------------------------------------------------------- the tests
 
 
