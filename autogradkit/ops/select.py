@@ -326,7 +326,9 @@ def _logical(reducer, input: Tensor, dim, keepdim: bool) -> Tensor:
     if dim is None:
         return Tensor._make(np.asarray(reducer(data)))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(_wrap_dim(d, data.ndim) for d in dims)
+    axes = tuple(_wrap_dim(d, data.ndim) for d in dims)  # (checked: -1 or 0 for a 0-d one)
+    if data.ndim == 0:  # a 0-d tensor's only dimension reduces nothing
+        return Tensor._make(np.asarray(data))
     return Tensor._make(np.asarray(reducer(data, axis=axes, keepdims=keepdim)))
 
 

@@ -346,8 +346,8 @@ def _extreme(name: str, function: type[Amax], input: Tensor, dim, keepdim: bool)
                 "Specify the reduction dim with the 'dim' argument."
             )
         given = (dim,) if isinstance(dim, int) else tuple(dim)
-        for d, named in zip(dims, given):
-            if input.shape[d] == 0:  # (named as given: -1 stays -1, as in PyTorch)
+        for named in given:  # in the order given, named as given (-1 stays -1)
+            if input.shape[_wrap_dim(named, input.ndim)] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {named} to have non-zero size.")
     return function.apply(input, dims, bool(keepdim))
 

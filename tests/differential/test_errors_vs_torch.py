@@ -1437,6 +1437,8 @@ errors(
     lambda lib, t: lib.ones(2, 0).amax(-1),
     lambda lib, t: lib.ones(2, 0).amin((0, -1)),
     lambda lib, t: lib.ones(0, 3).amax(),
+    lambda lib, t: lib.ones(2, 2, 0).amin((0, 2, 1)),
+    lambda lib, t: lib.ones(1, 2, 0).amax((2, 0), keepdim=True),
     lambda lib, t: [t["x"].argmax(), t["x"].argmin(0, keepdim=True)],
 )
 errors(
@@ -1447,6 +1449,8 @@ errors(
     lambda lib, t: t["m"].any((-1,)),
     lambda lib, t: lib.ones(2, 0).all(1),
     lambda lib, t: t["m"].all((0, 2)),
+    lambda lib, t: [t["m"].sum().all(0), t["m"].sum().any(-1, keepdim=True)],
+    lambda lib, t: t["m"].sum().all(1),
     inputs={"m": Inp((2, 3), F32)},
 )
 errors(
