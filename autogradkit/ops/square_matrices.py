@@ -78,20 +78,36 @@ def _check_floating(a: Tensor, name: str) -> None:
         )
 
 
-def _first_zero_pivot(matrix: np.ndarray) -> int:
-    """Which diagonal element of U is zero (1-based; 0: none) in the LU factorisation
-    with partial pivoting that LAPACK's getrf computes: PyTorch names it when it
-    refuses to invert a singular matrix. Like getrf, the elimination goes on past a
-    zero pivot, and reports the first."""
+def _lu_factors(matrix: np.ndarray) -> tuple[np.ndarray, float]:
+    """The diagonal of U and the sign of the row swaps in the LU factorisation with
+    partial pivoting that LAPACK's getrf computes (as plain elimination: enough to
+    say which pivot of a singular matrix is zero, and the sign of its zero det).
+    Like getrf, the elimination goes on past a zero pivot."""
     u = matrix.copy()
-    n = len(u)
+    n, swaps = len(u), 0
     for k in range(n):
         pivot_row = k + int(np.argmax(np.abs(u[k:, k])))
-        u[[k, pivot_row]] = u[[pivot_row, k]]
-        if u[k, k] == 0:
-            return k + 1
-        u[k + 1 :, k:] -= np.outer(u[k + 1 :, k] / u[k, k], u[k, k:])
-    return 0
+        if pivot_row != k:
+            u[[k, pivot_row]] = u[[pivot_row, k]]
+            swaps += 1
+        if u[k, k] != 0:
+            u[k + 1 :, k:] -= np.outer(u[k + 1 :, k] / u[k, k], u[k, k:])
+    return np.diagonal(u).copy(), -1.0 if swaps % 2 else 1.0
+
+
+def _first_zero_pivot(matrix: np.ndarray) -> int:
+    """Which diagonal element of U is zero (1-based; 0: none): PyTorch names it when
+    it refuses to invert a singular matrix."""
+    zeros = np.flatnonzero(_lu_factors(matrix)[0] == 0)
+    return int(zeros[0]) + 1 if len(zeros) else 0
+
+
+def _signed_zero_determinants(a: np.ndarray) -> np.ndarray:
+    """det A per matrix as PyTorch's LU computes it, where it is 0 with a sign
+    (-0.0 after an odd number of row swaps): log|det| divides by it."""
+    stack = a.reshape(-1, *a.shape[-2:])
+    dets = [sign * np.prod(diagonal) for diagonal, sign in map(_lu_factors, stack)]
+    return np.array(dets, a.dtype).reshape(a.shape[:-2])
 
 
 def _batch_prefix(batch_index: int | None) -> str:
@@ -308,6 +324,16 @@ class LinalgSlogdet(MultiOutputFunction):
         _, grad_logabsdet = grad_outputs
         if grad_logabsdet is None:  # only the sign was used: no gradient, as PyTorch
             return (None,)
+        if isinstance(a, np.ndarray):
+            # g·A⁻ᵀ = g·cofactors / det, which is ±inf at a singular matrix, as in
+            # PyTorch (the gradient of log|det| grows without bound there).
+            with np.errstate(all="ignore"):
+                try:
+                    inverse = np.linalg.inv(a)
+                except np.linalg.LinAlgError:
+                    dets = _signed_zero_determinants(a)
+                    inverse = _mT(_determinant_gradient(a, dets) / _as_matrix_scalars(dets))
+                return (_as_matrix_scalars(grad_logabsdet) * _mT(inverse),)
         return (_as_matrix_scalars(grad_logabsdet) * _mT(_inverse_of(a)),)
 
     @classmethod

@@ -4207,6 +4207,11 @@ def _(lib, inp):
     # PyTorch's first-order backward says: tests/test_square_matrices.py.)
     singular = lib.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
     out["singular"] = [lib.det(singular), lib.logdet(singular), lib.slogdet(singular)]
+    # log|det|'s gradient there: the cofactors over a signed zero, ±inf as in PyTorch.
+    out["singular log|det| gradient"] = [
+        lib.autograd.grad(lib.linalg.slogdet(singular).logabsdet, singular),
+        lib.autograd.grad(lib.logdet(singular), singular),
+    ]
     rank_one = lib.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]], requires_grad=True)
     lib.det(rank_one).backward()
     out["singular 3x3 cofactors"] = rank_one.grad
