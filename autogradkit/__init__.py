@@ -153,7 +153,7 @@ from .ops.elementary_more import (
     sgn,
     sinc,
 )
-from .ops.gamma import digamma, lgamma
+from .ops.gamma import digamma, lgamma, polygamma
 from .ops.indexing import (
     index_add,
     index_copy,
@@ -615,6 +615,7 @@ __all__ = [
     "logaddexp2",
     "digamma",
     "lgamma",
+    "polygamma",
 ]
 
 clip = clamp

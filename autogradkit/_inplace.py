@@ -592,6 +592,10 @@ class InplaceMethods(TensorBase):
         """In place: ``self = digamma(self)``."""
         return self._written_inplace(ops.gamma.digamma)
 
+    def polygamma_(self, n) -> Self:
+        """In place: ``self = polygamma(n, self)``."""
+        return self._written_inplace(lambda x: ops.gamma.polygamma(n, x))
+
     def atan2_(self, other) -> Self:
         """In place: ``self = atan2(self, other)``."""
         return self._written_inplace(lambda x: ops.special.atan2(x, other), other)

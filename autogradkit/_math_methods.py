@@ -479,6 +479,9 @@ class MathMethods(TensorBase):
     def digamma(self):
         return ops.gamma.digamma(self)
 
+    def polygamma(self, n):
+        return ops.gamma.polygamma(n, self)
+
     def sinh(self):
         return ops.elementary.sinh(self)
 

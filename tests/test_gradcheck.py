@@ -643,6 +643,7 @@ ELEMENTARY = [
     unary("lgamma", _fn("lgamma"), "positive"),
     unary("lgamma_negative", lambda L, a: L.lgamma(a - 2.7), "prob"),
     unary("digamma", _fn("digamma"), "positive"),
+    unary("polygamma_2", lambda L, a: L.polygamma(2, a), "positive"),
     unary("asinh", _fn("asinh")),
     unary("acosh", lambda L, a: L.acosh(a + 1.5), "positive"),
     unary("atanh", _fn("atanh"), "prob"),

@@ -34,7 +34,7 @@ next to its forward, grouped by kind:
   sgn, positive``
 * :mod:`.binary_more` — ``logaddexp, logaddexp2, fmax, fmin, copysign, heaviside,
   float_power``
-* :mod:`.gamma` — ``lgamma, digamma`` (and the polygamma functions their derivatives need)
+* :mod:`.gamma` — ``lgamma, digamma, polygamma``
 * :mod:`.predicates` — ``isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit``,
   ``logical_and/or/xor/not`` (bool results, never differentiated)
 * :mod:`.summaries` — ``nansum, nanmean, count_nonzero, aminmax``

@@ -26,7 +26,7 @@ from ..autograd.function import Elementwise
 from ..tensor import Tensor
 from .pointwise import _float
 
-__all__ = ["lgamma", "digamma"]
+__all__ = ["lgamma", "digamma", "polygamma"]
 
 # B₂, B₄, …, B₂₀: the Bernoulli numbers of the asymptotic series.
 _BERNOULLI = (
@@ -74,24 +74,29 @@ def _trigamma_as_pytorch(x: np.ndarray) -> np.ndarray:
     below ½, six steps of the recurrence, three terms of the series. It is good to
     about 1e-9 relative (ψ⁽¹⁾(½) = π²/2 + 1.5e-9), so the second derivative of
     lgamma is PyTorch's value, not a more precise one."""
+    # In x's own dtype, constants included, as PyTorch's float and double kernels
+    # (float32 then gives PyTorch's float32 values, 1.29e15 at −1 among them).
+    real = x.dtype.type
+    pi = real(math.pi)
     below_half = x < 0.5
-    sine = np.sin(math.pi * x)
-    result = np.where(below_half, -(math.pi * math.pi) / (sine * sine), 0.0)
+    sine = np.sin(pi * x)
+    result = np.where(below_half, -(pi * pi) / (sine * sine), real(0))
     x = np.where(below_half, 1 - x, x)
     for _ in range(6):
         result = result + 1 / (x * x)
         x = x + 1
     ixx = 1 / (x * x)
-    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    series = real(1 / 6) - ixx * (real(1 / 30) - ixx * real(1 / 42))
+    result = result + (1 + 1 / (2 * x) + ixx * series) / x
     return np.where(below_half, -result, result)
 
 
 @quietly  # poles: 1/0 = inf, replaced where PyTorch gives something else
 def polygamma_values(n: int, x: np.ndarray) -> np.ndarray:
     """ψ⁽ⁿ⁾ of every element of a float64 array (n = 0: digamma)."""
-    x = np.asarray(x, np.float64)
     if n == 1:
-        return _trigamma_as_pytorch(x)
+        return _trigamma_as_pytorch(np.asarray(x))
+    x = np.asarray(x, np.float64)
     finite = np.isfinite(x)
     reflected = finite & (x < 0) if n == 0 else np.zeros(x.shape, bool)
     y = np.where(reflected, 1 - x, np.where(finite, x, _FAR_ENOUGH))
@@ -186,3 +191,20 @@ def digamma(input: Tensor) -> Tensor:
     """The digamma function ψ(x) = (ln Γ)′(x) elementwise (−inf at +0, nan at the
     negative integers, as PyTorch)."""
     return Digamma.apply(input)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """ψ⁽ⁿ⁾(x), the n-th derivative of digamma, elementwise (n = 0: digamma itself;
+    n = 1: the trigamma function).
+
+    >>> import autogradkit as torch
+    >>> torch.polygamma(1, torch.tensor([1.0, 2.0]))
+    tensor([1.6449, 0.6449])
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(
+            f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}"
+        )
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return Polygamma.apply(input, int(n))

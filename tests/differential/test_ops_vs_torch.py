@@ -1303,6 +1303,33 @@ def _gamma_edges_prog(lib, inp):
 register("lgamma-digamma-edges", _gamma_edges_prog, {"i": Inp((5,), "int64", "int")})
 
 
+def _polygamma_prog(lib, inp):
+    attempt = H.attempt
+    x = lib.tensor(inp["x"], requires_grad=True)
+    y = lib.polygamma(0, x) + lib.polygamma(1, x) * 2 + x.polygamma(2)
+    y.sum().backward()
+    edges = lib.tensor([0.0, -0.0, -1.0, -2.5, 1.0, float("inf"), -float("inf"), float("nan")])
+    return {
+        "y": y,
+        "x": x,
+        "edges": [lib.polygamma(n, edges) for n in range(4)],
+        "int": lib.polygamma(1, lib.tensor([1, 2])),
+        "in-place": lib.tensor([0.5, 2.0]).polygamma_(1),
+        "in-place-int": attempt(lambda: lib.tensor([1]).polygamma_(1)),
+        "negative-n": attempt(lambda: lib.polygamma(-1, x)),
+        "float-n": attempt(lambda: lib.polygamma(1.5, x)),
+        "tensor-n": attempt(lambda: lib.polygamma(x, 1)),
+    }
+
+
+register("polygamma", _polygamma_prog, {"x": Inp((2, 3), F64, "positive")})
+second(
+    "polygamma-double-backward",
+    lambda lib, x: lib.polygamma(1, x + 0.5),
+    {"x": Inp((4,), F64, "positive")},
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_op_golden(prog):
     H.check_against_golden(prog)
