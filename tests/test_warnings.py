@@ -137,8 +137,11 @@ def test_no_numpy_warnings(name):
     assert _warnings_of(lambda: CASES[name](ak)) == []
 
 
-def test_T_warns_about_other_than_2d():
-    assert [c for c, _ in _warnings_of(lambda: ak.ones(2, 3, 4).T)] == [UserWarning]
+def test_T_warns_about_other_than_2d_once_per_process(fresh_warn_once):
+    # (The fixture: as in a fresh process, whatever ran before in this worker.)
+    x = ak.ones(2, 3, 4)
+    assert [c for c, _ in _warnings_of(lambda: x.T)] == [UserWarning]
+    assert _warnings_of(lambda: x.T) == []  # PyTorch's TORCH_WARN_ONCE
 
 
 def test_quiet_addition_keeps_the_callers_error_state():
