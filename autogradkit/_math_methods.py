@@ -731,6 +731,9 @@ class MathMethods(TensorBase):
     def nanquantile(self, q, dim=None, keepdim: builtins.bool = False, *, interpolation="linear"):
         return ops.ordering.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
+    def mode(self, dim: int = -1, keepdim: builtins.bool = False):
+        return ops.ordering.mode(self, dim, keepdim)
+
     def median(self, *dim, **keepdim):
         # median() and median(dim, keepdim=False): two overloads, as in PyTorch
         return ops.ordering.median(self, *dim, **keepdim)

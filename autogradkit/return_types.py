@@ -21,6 +21,7 @@ __all__ = [
     "cummin",
     "kthvalue",
     "linalg_lstsq",
+    "mode",
 ]
 
 
@@ -198,5 +199,11 @@ class linalg_lstsq(tuple):  # PyTorch's name for what torch.linalg.lstsq returns
 
 class kthvalue(_ValuesIndices):  # PyTorch's name for what kthvalue returns
     """What ``kthvalue(input, k, dim)`` returns."""
+
+    __slots__ = ()
+
+
+class mode(_ValuesIndices):  # PyTorch's name for what mode returns
+    """What ``mode(input, dim)`` returns."""
 
     __slots__ = ()

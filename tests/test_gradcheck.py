@@ -382,6 +382,7 @@ REARRANGE = [
         lambda L, a: L.quantile(a, L.tensor([0.2, 0.7], dtype=L.float64), dim=0),
         shapes=NONSCALAR,
     ),
+    unary("mode", lambda L, a: a.mode().values),
     unary("median", lambda L, a: a.median()),
     unary("median_dim", lambda L, a: L.median(a, 0).values, shapes=NONSCALAR),
     unary("nanmedian_keepdim", lambda L, a: a.nanmedian(-1, keepdim=True).values),

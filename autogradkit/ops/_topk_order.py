@@ -1,5 +1,5 @@
-"""Which of several tied elements ``topk`` (and ``nanmedian``, ``kthvalue``) returns:
-PyTorch's CPU order, step by step.
+"""Which of several tied elements ``topk`` (and ``nanmedian``, ``kthvalue``, ``mode``)
+returns: PyTorch's CPU order, step by step.
 
 PyTorch's CPU ``topk`` (``aten/src/ATen/native/TopKImpl.h``) puts each row's
 ``(value, position)`` pairs in a vector and calls C++'s ``std::partial_sort`` (when
@@ -57,6 +57,23 @@ def all_equal_nth_position(n: int) -> int:
     queue = list(range(n))
     _nth_element(queue, 0, 0, n, lambda a, b: False)
     return queue[0] if queue else 0
+
+
+def mode_position(values: list) -> int:
+    """Where the most frequent of ``values`` is, as PyTorch's CPU ``mode`` finds it:
+    (value, position) pairs sorted by value with C++'s ``std::sort`` (which leaves
+    equal values in no particular order), then the first run of equal values that
+    is longer than every run before it; its last pair's position."""
+    pairs = [(v, j) for j, v in enumerate(values)]
+    _sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
+    best, best_count, count = pairs[0], 0, 0
+    for i, pair in enumerate(pairs):
+        count += 1
+        if i == len(pairs) - 1 or pair[0] != pairs[i + 1][0]:  # (nan != nan: a run of 1)
+            if count > best_count:
+                best, best_count = pair, count
+            count = 0
+    return best[1]
 
 
 def kthvalue_position(values: list, k: int) -> int:

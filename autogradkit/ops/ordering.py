@@ -1,5 +1,5 @@
 """Putting elements in order: ``sort``, ``argsort``, ``topk``, the k-th smallest
-element, ``kthvalue``, the middle one, ``median``, and the quantiles, ``quantile``
+element, ``kthvalue``, the most frequent one, ``mode``, the middle one, ``median``, and the quantiles, ``quantile``
 (``nanmedian`` and ``nanquantile`` leave the nans out).
 
 ``sort`` returns the sorted values and where each came from (``indices``); the
@@ -26,12 +26,22 @@ import numpy as np
 from .. import return_types
 from ..autograd.function import Linear
 from ..tensor import Tensor, _wrap_dim
-from ._topk_order import all_equal_nth_position, kthvalue_position, topk_positions
+from ._topk_order import all_equal_nth_position, kthvalue_position, mode_position, topk_positions
 from .reduction import Extremum, MaxDim
 from .select import _gather_key
 from .shape import Squeeze, Transpose, Unsqueeze, scatter_into_zeros
 
-__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile"]
+__all__ = [
+    "sort",
+    "argsort",
+    "topk",
+    "kthvalue",
+    "mode",
+    "median",
+    "nanmedian",
+    "quantile",
+    "nanquantile",
+]
 
 
 class Sort(Linear):
@@ -251,6 +261,44 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     indices = _kthvalue_positions(input._data, int(k), axis)
     values = Kthvalue.apply(input, indices, axis, bool(keepdim))
     return return_types.kthvalue(
+        values, Tensor._make(indices if keepdim else np.squeeze(indices, axis))
+    )
+
+
+# -- mode ----------------------------------------------------------------------------
+
+
+class Mode(MaxDim):
+    """values = the most frequent element along ``dim`` (the smallest of equally
+    frequent ones; ``indices`` says where one of its copies is);
+    ∂valuesⱼ/∂xᵢ = 1 where i is the index chosen for j, 0 elsewhere"""
+
+    node_name = "ModeBackward0"
+    formula = r"v_j = \operatorname{mode}_i x_{ij} \qquad \frac{\partial v_j}{\partial x_{ij}} = \begin{cases} 1 & i = \text{indices}_j \\ 0 & \text{otherwise} \end{cases}"
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+    """The most frequent value along ``dim`` (the smallest among equally frequent
+    ones) and where one of its copies is, as a ``(values, indices)`` pair; which
+    copy is PyTorch's (see :mod:`._topk_order`). The gradient goes to that copy.
+
+    >>> import autogradkit as torch
+    >>> torch.mode(torch.tensor([[1.0, 2.0, 2.0], [3.0, 3.0, 1.0]]), dim=1)
+    autogradkit.return_types.mode(
+    values=tensor([2., 3.]),
+    indices=tensor([2, 1]))
+    """
+    axis = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return return_types.mode(Mode.apply(input, None, 0, False), Tensor._make(np.asarray(0)))
+    if input.shape[axis] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    rows = np.moveaxis(input._data, axis, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    picked = np.array([mode_position(row.tolist()) for row in flat], np.int64)
+    indices = np.moveaxis(picked.reshape(rows.shape[:-1] + (1,)), -1, axis)
+    values = Mode.apply(input, indices, axis, bool(keepdim))
+    return return_types.mode(
         values, Tensor._make(indices if keepdim else np.squeeze(indices, axis))
     )
 

@@ -726,6 +726,32 @@ def _(lib, inp):
     }
 
 
+# ----------------------------------------------------------------------------- mode
+
+for dt in FLOATS:
+    op(f"mode/ties-{dt}", lambda lib, x: x.mode(), {"x": Inp((3, 9), dt, "ties")})
+op(
+    "mode/dim0-keepdim",
+    lambda lib, x: lib.mode(x, 0, keepdim=True),
+    {"x": Inp((7, 3), F64, "ties")},
+)
+op("mode/0d", lambda lib, x: x.mode(0), {"x": Inp((), F64)})
+
+
+@register_program("mode/ints-nans-errors", {"i": Inp((3, 40), "int64", "int")})
+def _(lib, inp):
+    i = lib.tensor(inp["i"])
+    nan = float("nan")
+    return {
+        "int": i.mode(1),
+        "bool": (i > 0).mode(1),
+        "nans": lib.tensor([[nan, 1.0, nan, 1.0], [nan, nan, 2.0, 3.0]]).mode(),
+        "empty-rows": lib.zeros(0, 2).mode(1),
+        "empty-dim": attempt(lambda: lib.zeros(0, 2).mode(0)),
+        "dim-out-of-range": attempt(lambda: i.mode(2)),
+    }
+
+
 # ----------------------------------------------------------------------------- quantile, nanquantile
 
 for dt in FLOATS:
