@@ -23,7 +23,7 @@ from .._dtype import scalar_type_name
 from .._quiet_numpy import quietly
 from ..autograd.function import Elementwise, Function
 from ..tensor import Tensor
-from ._promotion import common_dtype, promote
+from ._promotion import common_dtype, promote, result_dtype
 from .arithmetic import BinaryFunction
 from .pointwise import _check_tensor_pair, _float
 from .where import MaskedFill, _values
@@ -177,6 +177,11 @@ class Hypot(BinaryFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        promoted = result_dtype(x, y)
+        if promoted.kind != "f":  # (unlike atan2, PyTorch has no integer hypot)
+            raise NotImplementedError(
+                f"\"hypot_cpu\" not implemented for '{scalar_type_name(promoted)}'"
+            )
         out = np.hypot(*_float_pair(x, y))
         ctx.save_for_backward(x, y, out)
         return out
@@ -300,8 +305,14 @@ class Addcmul(Function):
     def forward(ctx, input, tensor1, tensor2, value):
         ctx.value = value
         ctx.save_for_backward(tensor1, tensor2)
-        product = tensor1 * tensor2
-        return np.asarray(input + value * product)
+        # In the three tensors' dtype, as PyTorch: for integers ``value`` is made an
+        # integer too (addcmul(i, i, i, value=0.5) adds 0, and stays int64).
+        dtype = common_dtype((input, tensor1, tensor2))
+        if dtype == np.bool_:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+        scale = dtype.type(int(value) if dtype.kind in "iu" else value)
+        product = tensor1.astype(dtype, copy=False) * tensor2.astype(dtype, copy=False)
+        return np.asarray(input.astype(dtype, copy=False) + scale * product)
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -1583,6 +1583,23 @@ errors(
 )
 
 
+errors(
+    "addcmul-and-hypot-of-integers",
+    lambda lib, t: lib.addcmul(
+        lib.tensor([1, 2, 3]), lib.tensor([1, 2, 3]), lib.tensor([1, 2, 3]), value=0.5
+    ),
+    lambda lib, t: lib.addcmul(
+        lib.tensor([1, 2, 3]), lib.tensor([1, 2, 3]), lib.tensor([1, 2, 3]), value=2
+    ),
+    lambda lib, t: lib.addcmul(t["x"], lib.tensor([1, 2, 3]), lib.tensor([1, 2, 3]), value=0.5),
+    lambda lib, t: lib.addcmul(lib.tensor([True]), lib.tensor([True]), lib.tensor([False])),
+    lambda lib, t: lib.hypot(lib.tensor([1, 2]), lib.tensor([3, 4])),
+    lambda lib, t: lib.hypot(lib.tensor([True]), lib.tensor([False])),
+    lambda lib, t: lib.hypot(lib.tensor([1, 2]), lib.tensor([3.0, 4.0])),
+    lambda lib, t: lib.atan2(lib.tensor([1, 2]), lib.tensor([3, 4])),
+)
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_error_golden(prog):
     H.check_against_golden(prog)
