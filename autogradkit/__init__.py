@@ -132,6 +132,7 @@ from .ops.elementary import (
     log1p,
     log2,
     log10,
+    nan_to_num,
     round,
     rsqrt,
     sign,
@@ -286,6 +287,7 @@ from .tensor import Size, Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "nan_to_num",
     "pinverse",
     "bitwise_and",
     "bitwise_not",

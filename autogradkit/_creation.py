@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any, overload
 
@@ -197,6 +198,15 @@ def tensor(
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     if isinstance(data, Tensor):
+        # PyTorch's nudge, every time: tensor(t) copies t's values but not its
+        # history, which the spelled-out form says.
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
         array = data._data.copy()
     elif isinstance(data, np.ndarray):
         _infer_nested(data)

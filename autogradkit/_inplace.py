@@ -83,7 +83,7 @@ class InplaceMethods(TensorBase):
             else:
                 if self._data.dtype.kind != "f":
                     _check_unary_inplace(self, out_of_place)
-                numpy_inplace(self._data)
+                silently(numpy_inplace, self._data)  # log2_ of 0: -inf, without a word
         self._version_counter[0] += 1
         if tangent is not None:
             forward_ad.set_tangent(self, tangent)
@@ -364,6 +364,62 @@ class InplaceMethods(TensorBase):
     def _unary_inplace(self, name: str, ufunc):
         function = getattr(ops.elementary, name)
         return self._inplace(function, lambda a: ufunc(a, out=a))
+
+    def asin_(self):
+        return self._unary_inplace("asin", np.arcsin)
+
+    def acos_(self):
+        return self._unary_inplace("acos", np.arccos)
+
+    def atan_(self):
+        return self._unary_inplace("atan", np.arctan)
+
+    def sinh_(self):
+        return self._unary_inplace("sinh", np.sinh)
+
+    def cosh_(self):
+        return self._unary_inplace("cosh", np.cosh)
+
+    def log2_(self):
+        return self._unary_inplace("log2", np.log2)
+
+    def log10_(self):
+        return self._unary_inplace("log10", np.log10)
+
+    def log1p_(self):
+        return self._unary_inplace("log1p", np.log1p)
+
+    def expm1_(self):
+        return self._unary_inplace("expm1", np.expm1)
+
+    def square_(self):
+        return self._written_inplace(ops.elementary.square)
+
+    def rsqrt_(self):
+        return self._written_inplace(ops.elementary.rsqrt)
+
+    def reciprocal_(self):
+        return self._written_inplace(ops.arithmetic.reciprocal)
+
+    def trunc_(self):
+        return self._written_inplace(ops.elementary.trunc)
+
+    def ceil_(self):
+        return self._written_inplace(ops.elementary.ceil)
+
+    def sign_(self):
+        return self._written_inplace(ops.elementary.sign)
+
+    def frac_(self):
+        return self._written_inplace(ops.elementary.frac)
+
+    def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
+        """In place: nan, +inf and −inf replaced (see :func:`~autogradkit.nan_to_num`)."""
+        return self._written_inplace(lambda x: ops.elementary.nan_to_num(x, nan, posinf, neginf))
+
+    def cumsum_(self, dim: int):
+        """In place: the running sum along ``dim``."""
+        return self._written_inplace(lambda x: ops.accumulate.cumsum(x, dim))
 
     def sin_(self):
         return self._unary_inplace("sin", np.sin)

@@ -527,6 +527,9 @@ class MathMethods(TensorBase):
     def fix(self):
         return ops.elementary.trunc(self)
 
+    def nan_to_num(self, nan: float = 0.0, posinf=None, neginf=None):
+        return ops.elementary.nan_to_num(self, nan, posinf, neginf)
+
     def frac(self):
         return ops.elementary.frac(self)
 

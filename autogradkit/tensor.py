@@ -583,4 +583,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
-    return dim + ndim if dim < 0 else (dim if ndim else 0)
+    if not ndim:
+        return 0  # a 0-d tensor's one "dimension" (-1 and 0 both name it)
+    return dim + ndim if dim < 0 else dim

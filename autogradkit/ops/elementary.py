@@ -33,6 +33,7 @@ from .arithmetic import pow as _pow
 from .pointwise import _float
 
 __all__ = [
+    "nan_to_num",
     "sin",
     "cos",
     "tan",
@@ -536,6 +537,38 @@ def trunc(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "b":
         raise NotImplementedError("\"trunc_vml_cpu\" not implemented for 'Bool'")
     return Trunc.apply(input)
+
+
+class NanToNum(Elementwise):
+    """f(x) = x with nan, +inf and −inf replaced by numbers (by default 0 and the
+    dtype's largest and smallest finite values);   ∂f/∂x = 1 where x is finite,
+    else 0 (PyTorch multiplies the gradient by that mask)"""
+
+    node_name = "NanToNumBackward0"
+    formula = r"f(x) = \begin{cases} x & x \text{ finite} \\ c & \text{otherwise} \end{cases} \qquad \frac{\partial f}{\partial x} = [x \text{ finite}]"
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        ctx.save_for_backward(x)
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        finite = np.isfinite(x._data if isinstance(x, Tensor) else x)
+        return grad_output * finite, None, None, None  # (inf · 0 is nan, as PyTorch's)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
+    """``input`` with nan, +inf and −inf replaced: by ``nan`` (0), ``posinf`` and
+    ``neginf`` (by default the largest and smallest finite values of the dtype).
+    Integer and bool tensors have none: they come back as a copy.
+
+    >>> import autogradkit as torch
+    >>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), 1.5]), posinf=9.0)
+    tensor([0.0000, 9.0000, 1.5000])
+    """
+    return NanToNum.apply(input, nan, posinf, neginf)
 
 
 def frac(input: Tensor) -> Tensor:

@@ -4926,6 +4926,73 @@ def _(lib, inp):
     return out
 
 
+@program("nan-to-num")
+def _(lib, inp):
+    """nan_to_num (function, method, in place): nan, +inf, -inf replaced, by default
+    with 0 and the dtype's extremes; NanToNumBackward0 multiplies the gradient by the
+    finite mask (so under create_graph an overflowing gradient gives nan there)."""
+    x = lib.tensor([float("nan"), float("inf"), -float("inf"), 1.5], requires_grad=True)
+    y = lib.nan_to_num(x)
+    y.sum().backward()
+    first = x.grad
+    (g,) = lib.autograd.grad(lib.nan_to_num(x).pow(2).sum(), x, create_graph=True)
+    in_place = lib.tensor([float("nan"), 1.0])
+    in_place.nan_to_num_(0.5)
+    return {
+        "default": [y, y.grad_fn.name(), first],
+        "given": lib.nan_to_num(x.detach(), nan=1.0, posinf=2.0, neginf=-2.0),
+        "float64": lib.nan_to_num(x.detach().double()),
+        "ints and bools": [lib.nan_to_num(lib.tensor([1, 2])), lib.nan_to_num(lib.tensor([True]))],
+        "method": x.detach().nan_to_num(posinf=5.0),
+        "in place": [in_place, in_place._version],
+        "create_graph": [g, g.grad_fn.name()],
+    }
+
+
+@program("more-unary-in-place-forms")
+def _(lib, inp):
+    """asin_, acos_, atan_, sinh_, cosh_, trunc_, fix_, sign_, ceil_, frac_, log2_,
+    log10_, log1p_, expm1_, rsqrt_, reciprocal_, square_ and cumsum_: values, the
+    version, the node recorded, gradients, and refusals for integers and bools."""
+    out = {}
+    names = [
+        "asin_", "acos_", "atan_", "sinh_", "cosh_", "trunc_", "fix_", "sign_", "ceil_",
+        "frac_", "log2_", "log10_", "log1p_", "expm1_", "rsqrt_", "reciprocal_", "square_",
+    ]  # fmt: skip
+    for name in names:
+        row = []
+        for values in ([-0.5, 0.0, 0.25, float("nan")], [3, -2], [True, False]):
+            x = lib.tensor(values)
+            row.append(attempt(lambda x=x, name=name: [getattr(x, name)() is x, x, x._version]))
+        a = lib.tensor([0.3, 0.6], requires_grad=True)
+        y = a * 1
+        getattr(y, name)()
+        row.append(attempt(lambda y=y, a=a: [y.grad_fn.name(), y.sum().backward(), a.grad]))
+        out[name] = row
+    m = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+    m.cumsum_(1)
+    out["cumsum_"] = [m, m._version]
+    return out
+
+
+@program("tensor-of-a-tensor-warns")
+def _(lib, inp):
+    """torch.tensor(t) copies t's values, not its history, with PyTorch's warning
+    every time (not once)."""
+    source = lib.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        copies = [
+            lib.tensor(source),
+            lib.tensor(lib.ones(2)),
+            lib.tensor(source, dtype=lib.float64),
+        ]
+    return {
+        "copies": [[c, c.requires_grad, c.is_leaf] for c in copies],
+        "warnings": [[w.category.__name__, str(w.message)] for w in caught],
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
