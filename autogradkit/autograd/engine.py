@@ -537,7 +537,13 @@ class _GraphTask:
         if tensor is None:
             return
         previous = tensor._grad
-        value = _as_tensor(grad if self.create_graph else np.array(grad, copy=True))
+        # A copy, as PyTorch's retain_grad hook clones: .grad must not be the very
+        # gradient that flows on (autograd.grad may hand that one out, or a leaf
+        # accumulate it), or zeroing .grad would zero them too. Under create_graph the
+        # clone is recorded, as PyTorch's.
+        value = (
+            _as_tensor(grad).clone() if self.create_graph else _as_tensor(np.array(grad, copy=True))
+        )
         tensor._grad = value if previous is None else previous + value
         if self.observed:
             self.changes.append(Accumulation(tensor, grad, previous))

@@ -4993,6 +4993,33 @@ def _(lib, inp):
     }
 
 
+@program("retained-grad-is-a-copy-under-create-graph")
+def _(lib, inp):
+    """retain_grad() stores a copy of the gradient, as PyTorch's hook clones it, under
+    create_graph too: zeroing .grad then changes neither the gradient autograd.grad
+    handed out nor anything else (we stored the very gradient, an expanded view that
+    zero_ refused, or one shared with the captured result)."""
+    l0 = lib.zeros(3, dtype=lib.float64)
+    l1 = lib.zeros(3, dtype=lib.float64, requires_grad=True)
+    l0.add_(l1)
+    l0.retain_grad()
+    l0.register_hook(lambda g: g * 2)
+    l0.tanh_()
+    (captured,) = lib.autograd.grad(l0.sum(), l1, create_graph=True)
+    retained = l0.grad
+    zeroed = attempt(lambda: retained.zero_())
+    c = lib.tensor([1.0, 1.0], requires_grad=True)
+    d = c * 1
+    d.retain_grad()
+    (c_grad,) = lib.autograd.grad((d + 0).sum(), c, create_graph=True)
+    d_grad = d.grad
+    d_grad.mul_(5)
+    return {
+        "captured": [captured, zeroed, captured],
+        "second": [d_grad, d_grad.grad_fn is None, c_grad],
+    }
+
+
 @pytest.mark.parametrize("prog", H.params(PROGRAMS))
 def test_api_golden(prog):
     H.check_against_golden(prog)
