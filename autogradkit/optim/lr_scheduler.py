@@ -222,14 +222,7 @@ class LambdaLR(LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _one_lambda_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
@@ -260,6 +253,18 @@ class LambdaLR(LRScheduler):
             base_lr * lr_lambda(self.last_epoch)
             for lr_lambda, base_lr in zip(self.lr_lambdas, self.base_lrs)
         ]
+
+
+def _one_lambda_per_group(optimizer: Optimizer, lr_lambda) -> list:
+    """``lr_lambda`` for each of the optimizer's parameter groups (LambdaLR's and
+    MultiplicativeLR's argument): one function for all, or a list of one per group."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(
+            f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
+        )
+    return list(lr_lambda)
 
 
 class StepLR(LRScheduler):
@@ -970,14 +975,7 @@ class MultiplicativeLR(LambdaLR):
         last_epoch: int = -1,
     ) -> None:
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _one_lambda_per_group(optimizer, lr_lambda)
         for function in self.lr_lambdas:
             if not callable(function):
                 raise TypeError(

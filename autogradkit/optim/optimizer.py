@@ -425,10 +425,7 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         _check_not_differentiable(differentiable)
-        _check("learning rate", lr)
-        _check("epsilon value", eps)
-        _check_betas(betas)
-        _check("weight_decay value", weight_decay)
+        _check_adam_numbers(lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -603,6 +600,15 @@ class Adagrad(Optimizer):
                 param.add_(grad * -current_lr / std)
 
 
+def _check_adam_numbers(lr: float, eps: float, betas: tuple[float, float], weight_decay: float):
+    """The refusals Adam and its kin (AdamW, Adamax, NAdam, RAdam) share, in PyTorch's
+    order: learning rate, epsilon, each beta, weight decay."""
+    _check("learning rate", lr)
+    _check("epsilon value", eps)
+    _check_betas(betas)
+    _check("weight_decay value", weight_decay)
+
+
 def _check_betas(betas: tuple[float, float]) -> None:
     """PyTorch's refusal of a β outside [0, 1)."""
     for index, beta in enumerate(betas):
@@ -713,10 +719,7 @@ class Adamax(Optimizer):
         capturable: bool = False,
     ) -> None:
         _check_not_differentiable(differentiable)
-        _check("learning rate", lr)
-        _check("epsilon value", eps)
-        _check_betas(betas)
-        _check("weight_decay value", weight_decay)
+        _check_adam_numbers(lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -786,10 +789,7 @@ class NAdam(Optimizer):
         differentiable: bool = False,
     ) -> None:
         _check_not_differentiable(differentiable)
-        _check("learning rate", lr)
-        _check("epsilon value", eps)
-        _check_betas(betas)
-        _check("weight_decay value", weight_decay)
+        _check_adam_numbers(lr, eps, betas, weight_decay)
         _check("momentum_decay value", momentum_decay)
         defaults = {
             "lr": lr,
@@ -875,10 +875,7 @@ class RAdam(Optimizer):
         differentiable: bool = False,
     ) -> None:
         _check_not_differentiable(differentiable)
-        _check("learning rate", lr)
-        _check("epsilon value", eps)
-        _check_betas(betas)
-        _check("weight_decay value", weight_decay)
+        _check_adam_numbers(lr, eps, betas, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,
