@@ -37,51 +37,25 @@ from .._dtype import scalar_type_name
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .counting import _no_derivative, _NotImplemented
-from .sampling import _zeros
+from .sampling import SampleOf, _zeros
 
 __all__ = ["bernoulli", "multinomial", "randint_like", "poisson"]
 
 
-class Bernoulli(Function):
+class Bernoulli(SampleOf):
     """f(p) = a sample of Bernoulli(p), 1 with probability p, drawn before the node
     is made;   ∂ℓ/∂p = 0 (PyTorch's derivative of a sample)"""
 
     node_name = "BernoulliBackward0"
     formula = r"f(p) \sim \operatorname{Bernoulli}(p) \qquad \frac{\partial \ell}{\partial p} = 0"
 
-    @staticmethod
-    def forward(ctx, p, sample):
-        ctx.shape = p.shape
-        return sample
 
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _zeros(grad_output, ctx.shape), None
-
-    @staticmethod
-    def jvp(ctx, *tangents):
-        return np.zeros_like(ctx.result)  # a sample's tangent is zero too (PyTorch's)
-
-
-class BernoulliInplace(Function):
+class BernoulliInplace(SampleOf):
     """``x.bernoulli_(p)`` with a number p, recorded: f(x) = a sample that replaces
     x;   ∂ℓ/∂x = 0 (the old values do not matter)"""
 
     node_name = "BernoulliBackward2"
     formula = r"f(x) \sim \operatorname{Bernoulli}(p) \qquad \frac{\partial \ell}{\partial x} = 0"
-
-    @staticmethod
-    def forward(ctx, x, sample):
-        ctx.shape = x.shape
-        return sample
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _zeros(grad_output, ctx.shape), None
-
-    @staticmethod
-    def jvp(ctx, *tangents):
-        return np.zeros_like(ctx.result)
 
 
 class BernoulliInplaceTensor(Function):
@@ -265,25 +239,12 @@ def randint_like(
     return out
 
 
-class Poisson(Function):
+class Poisson(SampleOf):
     """f(λ) = a sample of Poisson(λ), drawn before the node is made;
     ∂ℓ/∂λ = 0 (PyTorch's derivative of a sample)"""
 
     node_name = "PoissonBackward0"
     formula = r"f(\lambda) \sim \operatorname{Poisson}(\lambda) \qquad \frac{\partial \ell}{\partial \lambda} = 0"
-
-    @staticmethod
-    def forward(ctx, rates, sample):
-        ctx.shape = rates.shape
-        return sample
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _zeros(grad_output, ctx.shape), None
-
-    @staticmethod
-    def jvp(ctx, *tangents):
-        return np.zeros_like(ctx.result)
 
 
 def _sample_poisson(rate: float, uniform) -> int:

@@ -53,6 +53,28 @@ class _Sample(Function):
         return np.zeros_like(ctx.result)  # a sample's tangent is zero too (PyTorch's)
 
 
+class SampleOf(Function):
+    """A random sample drawn before the node is made, of a distribution with one
+    tensor argument (probabilities, rates, or the tensor it replaces in place):
+    f = the sample;   ∂ℓ/∂(argument) = 0, PyTorch's derivative of a sample.
+    Subclasses name the node."""
+
+    formula = r"f(x) = \text{a sample} \qquad \frac{\partial \ell}{\partial x} = 0"
+
+    @staticmethod
+    def forward(ctx, argument, sample):
+        ctx.shape = argument.shape
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return _zeros(grad_output, ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return np.zeros_like(ctx.result)  # a sample's tangent is zero too (PyTorch's)
+
+
 def _zeros(grad, shape: tuple):
     data = grad._data if isinstance(grad, Tensor) else grad
     return np.zeros(shape, data.dtype)
@@ -76,25 +98,12 @@ class NormalTensorTensor(_Sample):
     node_name = "NormalBackward3"
 
 
-class NormalInplace(Function):
+class NormalInplace(SampleOf):
     """``x.normal_(mean, std)`` recorded: f(x) = a sample that replaces x;
     ∂ℓ/∂x = 0 (the old values do not matter)"""
 
     node_name = "NormalBackward0"
     formula = r"f(x) \sim \mathcal{N}(\mu, \sigma^2) \qquad \frac{\partial \ell}{\partial x} = 0"
-
-    @staticmethod
-    def forward(ctx, x, sample):
-        ctx.shape = x.shape
-        return sample
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return _zeros(grad_output, ctx.shape), None
-
-    @staticmethod
-    def jvp(ctx, *tangents):
-        return np.zeros_like(ctx.result)
 
 
 def check_std(std) -> None:
