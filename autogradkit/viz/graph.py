@@ -22,9 +22,9 @@ Three steps, each a function a learner can read on its own:
 from __future__ import annotations
 
 import bisect
+import inspect
 import itertools
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from html import escape
 
@@ -120,6 +120,11 @@ class Graph:
             self.edges.append(edge)
         return edge
 
+    def remove_edges(self) -> list[GraphEdge]:
+        """Take every arrow away (to connect the boxes anew); returns the old ones."""
+        old, self.edges, self._edge_index = self.edges, [], {}
+        return old
+
     def node(self, label: str) -> GraphNode:
         """The box with this label."""
         for node in self.nodes:
@@ -146,7 +151,8 @@ def caller_tensor_names() -> dict[str, Tensor]:
     """
     # Skip autogradkit's own frames by file, not by module name: doctests of
     # autogradkit modules run with that module's __name__ but are the caller.
-    frame = sys._getframe(1)
+    frame = inspect.currentframe()
+    frame = frame.f_back if frame is not None else None  # (None where Python keeps no frames)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     variables: dict[str, Tensor] = {}
@@ -513,9 +519,8 @@ def _summarise(graph: Graph, columns: list[list], bands: list[range]) -> None:
     for autograd_node, box in graph.box_of.items():
         if box in hidden:
             graph.box_of[autograd_node] = summary
-    old_edges = graph.edges
+    old_edges = graph.remove_edges()
     graph.nodes = [n for n in graph.nodes if n not in hidden] + [summary]
-    graph.edges, graph._edge_index = [], {}
     for edge in old_edges:
         source = summary if edge.source in hidden else edge.source
         target = summary if edge.target in hidden else edge.target
